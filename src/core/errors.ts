@@ -1,0 +1,143 @@
+/**
+ * Typed errors. Every error weft throws on purpose is a subclass of {@link WeftError}
+ * with a stable `name` and a `code` callers can branch on, plus the fields that say
+ * what went wrong and where.
+ */
+
+/** Base class of every error weft throws on purpose. */
+export class WeftError extends Error {
+  /** Stable machine-readable code, e.g. `INVALID_STATE`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+
+  /** A plain JSON form for `--json` output and the HTTP API. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      if (key !== 'code' && key !== 'cause' && value !== undefined) out[key] = value;
+    }
+    return out;
+  }
+}
+
+/** An illegal move on one of the core state machines (or a collation digit). */
+export class InvalidStateError extends WeftError {
+  constructor(
+    /** Which machine or object, e.g. `flow`, `task`, `collation:fox`. */
+    readonly machine: string,
+    readonly from: string,
+    readonly to: string,
+    detail?: string,
+  ) {
+    super(
+      'INVALID_STATE',
+      `invalid ${machine} transition ${from} -> ${to}${detail ? `: ${detail}` : ''}`,
+    );
+  }
+}
+
+/** A counter (semaphore thread counter, cycle count…) would pass its limit. */
+export class CounterOverflowError extends WeftError {
+  constructor(
+    readonly counter: string,
+    readonly limit: number,
+  ) {
+    super('COUNTER_OVERFLOW', `${counter} would exceed its limit of ${limit}`);
+  }
+}
+
+/** Input that fails validation: a workflow file, a job input, a signal payload, a URL. */
+export class ValidationError extends WeftError {
+  constructor(
+    message: string,
+    /** Where: a file path, a `file:line`, a JSON pointer, an activity id. */
+    readonly where?: string,
+    options?: { cause?: unknown; code?: string },
+  ) {
+    super(options?.code ?? 'VALIDATION', where ? `${where}: ${message}` : message, options);
+  }
+}
+
+/** A thing looked up by id does not exist. */
+export class NotFoundError extends WeftError {
+  constructor(
+    readonly kind: string,
+    readonly id: string,
+  ) {
+    super('NOT_FOUND', `${kind} ${JSON.stringify(id)} not found`);
+  }
+}
+
+/** A store URL, connection or schema problem. */
+export class StoreError extends WeftError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'STORE', message, options);
+  }
+}
+
+/** A code-first workflow's code no longer matches its recorded history. */
+export class ModifiedDeciderError extends WeftError {
+  constructor(
+    readonly branchKey: number,
+    readonly position: string,
+    readonly expectedHash: string,
+    readonly actualHash: string,
+  ) {
+    super(
+      'MODIFIED_DECIDER',
+      `workflow code was modified: branch ${branchKey} position ${position} had hash ${expectedHash}, now ${actualHash}`,
+    );
+  }
+}
+
+/** A graph became unable to finish (crossflow's Unreachability). */
+export class UnreachableError extends WeftError {
+  constructor(
+    message: string,
+    readonly activity?: string,
+  ) {
+    super('UNREACHABLE', message);
+  }
+}
+
+/** A timeout elapsed (task, hook, result wait). */
+export class TimeoutError extends WeftError {
+  constructor(message: string) {
+    super('TIMEOUT', message);
+  }
+}
+
+/** Turns anything thrown into a plain, JSON-safe error record. */
+export function toErrorRecord(error: unknown): {
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+} {
+  if (error instanceof WeftError) {
+    return { name: error.name, message: error.message, code: error.code };
+  }
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, stack: error.stack };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** A consumer tried to ack or extend a message it no longer holds (its lease ran out). */
+export class LeaseLostError extends WeftError {
+  constructor(
+    readonly stream: string,
+    readonly messageId: string,
+    readonly consumer: string,
+  ) {
+    super(
+      'LEASE_LOST',
+      `message ${messageId} on stream ${stream} is no longer held by ${consumer}: its lease ended and another consumer may hold it`,
+    );
+  }
+}

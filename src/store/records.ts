@@ -1,0 +1,212 @@
+/**
+ * The plain records a {@link Store} reads and writes. JSON values are stored as JSON;
+ * counters as arbitrary-precision integers (`bigint` here, NUMERIC or TEXT in a database).
+ */
+import type { FlowState } from '../core/states.js';
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A JSON-safe error. */
+export interface ErrorRecord {
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+  [key: string]: Json | undefined;
+}
+
+/** Which engine runs a job. */
+export type JobModel = 'graph' | 'durable';
+
+/** One job: a run of one version of one workflow. */
+export interface JobRecord {
+  id: string;
+  workflow: string;
+  version: number;
+  model: JobModel;
+  state: FlowState;
+  input: Json;
+  output: Json;
+  error: ErrorRecord | null;
+  /** The engine's own document for this job (the code-first instance structure, say). */
+  context: Json;
+  parentId: string | null;
+  parentActivity: string | null;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+/** What a caller gives to create a job. */
+export interface NewJob {
+  id: string;
+  workflow: string;
+  version: number;
+  model: JobModel;
+  input: Json;
+  state?: FlowState;
+  context?: Json;
+  parentId?: string | null;
+  parentActivity?: string | null;
+  /** Epoch milliseconds; the store's clock when absent. */
+  createdAt?: number;
+}
+
+/** Changes to a job beside its state. Absent fields are left as they are. */
+export interface JobPatch {
+  output?: Json;
+  error?: ErrorRecord | null;
+  context?: Json;
+  finishedAt?: number | null;
+}
+
+/** Filters for listing jobs. All are optional and combine with AND. */
+export interface JobFilter {
+  state?: FlowState | FlowState[];
+  workflow?: string;
+  parentId?: string;
+  /** Inclusive lower bound on `createdAt`. */
+  createdAfter?: number;
+  /** Exclusive upper bound on `createdAt`. */
+  createdBefore?: number;
+  /** Page size (default 100). */
+  limit?: number;
+  /** Return jobs whose id sorts after this one (keyset paging; ids sort by creation time). */
+  after?: string;
+  /** Newest first when true. */
+  descending?: boolean;
+}
+
+/** A named counter: a field of a job, or of one activity (and dimension) of a job. */
+export interface CounterRef {
+  job: string;
+  /** Absent for a job-level counter such as the collation key. */
+  activity?: string;
+  /** The dimensional thread, `''` when absent. */
+  dimension?: string;
+  field: string;
+}
+
+/** An activity's stored data, per (job, activity, dimension). */
+export interface ActivityRecord {
+  job: string;
+  activity: string;
+  dimension: string;
+  status: string;
+  input: Json;
+  output: Json;
+  error: ErrorRecord | null;
+  attempt: number;
+  updatedAt: number;
+}
+
+/** A write to an activity's data; absent fields keep their stored value (or the default). */
+export interface ActivityWrite {
+  job: string;
+  activity: string;
+  dimension?: string;
+  status?: string;
+  input?: Json;
+  output?: Json;
+  error?: ErrorRecord | null;
+  attempt?: number;
+}
+
+/** A message to append to a stream. */
+export interface NewMessage {
+  stream: string;
+  payload: Json;
+  /** The job this message belongs to, when it belongs to one. */
+  job?: string | null;
+  /** Not claimable before this epoch-ms time (a delay). */
+  availableAt?: number;
+}
+
+/** A message in a stream. */
+export interface StreamMessage {
+  id: string;
+  stream: string;
+  payload: Json;
+  job: string | null;
+  /** How many times it has been claimed, this claim included. */
+  deliveries: number;
+  /** Who holds it, when claimed. */
+  consumer: string | null;
+  /** When the current lease ends (epoch ms), when claimed. */
+  leaseUntil: number | null;
+  createdAt: number;
+  availableAt: number;
+}
+
+/** Options for claiming messages. */
+export interface ClaimOptions {
+  /** Who claims; the holder must be named again to ack or extend. */
+  consumer: string;
+  /** The most messages to claim (default 1). */
+  max?: number;
+  /** How long the lease lasts, in ms. */
+  leaseMs: number;
+  /**
+   * A message already delivered this many times is moved to the dead-letter stream
+   * instead of being delivered again (default: never).
+   */
+  maxDeliveries?: number;
+}
+
+/** A message moved aside after too many deliveries. */
+export interface DeadLetter {
+  id: string;
+  stream: string;
+  payload: Json;
+  job: string | null;
+  deliveries: number;
+  reason: string;
+  createdAt: number;
+  deadAt: number;
+}
+
+/** A durable wake-up: at `at`, `message` is appended to its stream. */
+export interface NewTimer {
+  /** Unique key; scheduling an existing key replaces that timer. */
+  key: string;
+  at: number;
+  message: NewMessage;
+}
+
+/** A timer that fired: its message is now in its stream. */
+export interface FiredTimer {
+  key: string;
+  at: number;
+  messageId: string;
+}
+
+/** A waiter for a signal: when the signal arrives, `message` plus the signal's data is appended. */
+export interface NewWaiter {
+  /** The signal key, e.g. `<job>:<signal name>`. */
+  key: string;
+  job?: string | null;
+  /** Appended when the signal comes; its payload gains a `signal` field with the data. */
+  message: NewMessage;
+}
+
+/** What became of a signal or a waiter. */
+export interface SignalOutcome {
+  /** `delivered`: a waiter took it now; `buffered`: kept until a waiter comes. */
+  status: 'delivered' | 'buffered';
+  /** The message appended for the waiter, when delivered. */
+  messageId?: string;
+}
+
+/** A stored workflow definition. */
+export interface DefinitionRecord {
+  workflow: string;
+  version: number;
+  model: JobModel;
+  /** The compiled, JSON-safe definition. */
+  definition: Json;
+  /** The text it came from, when it came from a file. */
+  source: string | null;
+  createdAt: number;
+}

@@ -1,0 +1,190 @@
+/**
+ * The Store contract: the only way any layer above reaches durable state. It is narrow
+ * and every operation is atomic. Backends (`sqlite/`, `postgres/`) implement it with SQL
+ * per operation; nothing outside their folders writes SQL.
+ *
+ * Operations come in two places with the same shape: directly on a {@link Store} (each
+ * call its own transaction) and on the {@link StoreTx} handed to
+ * {@link Store.transaction} (all calls commit or roll back together). The engine runs a
+ * whole step — ack, counter adds, data writes, child messages — in one transaction:
+ * the seed's chain of custody.
+ */
+import type { FlowState } from '../core/states.js';
+import type {
+  ActivityRecord,
+  ActivityWrite,
+  ClaimOptions,
+  CounterRef,
+  DeadLetter,
+  DefinitionRecord,
+  FiredTimer,
+  JobFilter,
+  JobPatch,
+  JobRecord,
+  Json,
+  NewJob,
+  NewMessage,
+  NewTimer,
+  NewWaiter,
+  SignalOutcome,
+  StreamMessage,
+} from './records.js';
+
+/** The operations that can run inside one transaction. */
+export interface StoreTx {
+  // ── jobs ──────────────────────────────────────────────────────────────
+  /**
+   * Creates a job, idempotent by id: when a job with this id exists, returns it with
+   * `created: false` and changes nothing.
+   */
+  createJob(job: NewJob): Promise<{ job: JobRecord; created: boolean }>;
+  /** Reads a job. */
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Reads a job and holds it until the transaction ends, so steps of one job never
+   * interleave (`SELECT … FOR UPDATE` on PostgreSQL; SQLite's writer lock already does it).
+   */
+  lockJob(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Compare-and-set of a job's state, checked against the flow machine in core/states:
+   * an illegal move throws `InvalidStateError`. Returns false (and writes nothing) when
+   * the stored state is not `from`. A move into a final state notifies `job:<id>` after
+   * commit.
+   */
+  setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean>;
+  /** Writes output, error, context or finish time without changing the state. */
+  updateJob(id: string, patch: JobPatch): Promise<void>;
+  /** Lists jobs by filter, in id (creation) order. */
+  listJobs(filter?: JobFilter): Promise<JobRecord[]>;
+
+  // ── definitions ───────────────────────────────────────────────────────
+  /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */
+  putDefinition(def: Omit<DefinitionRecord, 'createdAt'>): Promise<DefinitionRecord>;
+  /** Reads one version, or the newest when `version` is absent. */
+  getDefinition(workflow: string, version?: number): Promise<DefinitionRecord | undefined>;
+  /** Lists the newest version of every workflow. */
+  listDefinitions(): Promise<DefinitionRecord[]>;
+
+  // ── counters ──────────────────────────────────────────────────────────
+  /**
+   * Adds `delta` to a counter (created at 0, or at `initial` when given and absent) and
+   * returns the new value. Values are arbitrary-precision integers.
+   */
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint): Promise<bigint>;
+  /** Reads a counter; undefined when never written. */
+  getCounter(ref: CounterRef): Promise<bigint | undefined>;
+  /** Every counter of a job, keyed `field` for job counters and `activity/dimension/field` for activity counters. */
+  listCounters(job: string): Promise<Map<string, bigint>>;
+
+  // ── activity data ─────────────────────────────────────────────────────
+  /** Upserts an activity's data; absent fields keep their stored values. */
+  putActivity(write: ActivityWrite): Promise<void>;
+  /** Reads one activity's data. */
+  getActivity(
+    job: string,
+    activity: string,
+    dimension?: string,
+  ): Promise<ActivityRecord | undefined>;
+  /** Every activity record of a job. */
+  listActivities(job: string): Promise<ActivityRecord[]>;
+
+  // ── streams ───────────────────────────────────────────────────────────
+  /** Appends messages; returns their ids in order. Notifies `stream:<name>` after commit. */
+  append(messages: NewMessage[]): Promise<string[]>;
+  /**
+   * Claims up to `max` available messages of a stream for `consumer`: those never
+   * claimed and those whose lease expired, oldest first. Two consumers never hold the
+   * same message. Messages past `maxDeliveries` go to the dead-letter stream instead.
+   */
+  claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
+  /** Completes and deletes a message held by `consumer`; false when it no longer holds it. */
+  ack(stream: string, id: string, consumer: string): Promise<boolean>;
+  /** Extends the leases `consumer` holds on these messages; returns the ids it still held. */
+  extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]>;
+  /** Gives a held message back (CLAIMED→UNCLAIMED), claimable again after `delayMs`. */
+  release(stream: string, id: string, consumer: string, delayMs?: number): Promise<boolean>;
+  /** Deletes messages whoever holds them (an operator's tool). */
+  remove(stream: string, ids: string[]): Promise<number>;
+  /**
+   * Makes expired leases claimable now, and moves messages delivered `maxDeliveries`
+   * times or more to the dead-letter stream. Returns how many of each.
+   */
+  reclaimExpired(
+    stream: string,
+    options?: { maxDeliveries?: number },
+  ): Promise<{ reclaimed: number; deadLettered: number }>;
+  /** Messages waiting or held, per stream (all streams when absent). */
+  countMessages(stream?: string): Promise<number>;
+  /** Reads messages without claiming them (for status and tests). */
+  peek(stream: string, limit?: number): Promise<StreamMessage[]>;
+  /** The dead-letter stream, optionally only what came from `stream`. */
+  listDeadLetters(stream?: string, limit?: number): Promise<DeadLetter[]>;
+  /** Moves a dead letter back to its stream with its delivery count reset. */
+  requeueDeadLetter(id: string): Promise<string | undefined>;
+
+  // ── timers ────────────────────────────────────────────────────────────
+  /** Schedules (or replaces, by key) a wake-up. */
+  scheduleTimer(timer: NewTimer): Promise<void>;
+  /** Cancels a timer by key; false when none was pending. */
+  cancelTimer(key: string): Promise<boolean>;
+  /**
+   * Fires due timers: each one's message is appended to its stream and the timer is
+   * deleted, in one step, so a timer fires once however many processes call this.
+   */
+  fireDueTimers(now: number, max?: number): Promise<FiredTimer[]>;
+  /** When the next timer is due, if any. */
+  nextTimerAt(): Promise<number | undefined>;
+
+  // ── signals ───────────────────────────────────────────────────────────
+  /**
+   * Registers a waiter. When a signal for its key is already buffered, it is consumed
+   * and the waiter's message is appended at once (`delivered`); otherwise the waiter
+   * waits (`buffered` here means the waiter is stored).
+   */
+  registerWaiter(waiter: NewWaiter): Promise<SignalOutcome>;
+  /** Removes a waiter (a hook that timed out); false when none. */
+  removeWaiter(key: string): Promise<boolean>;
+  /**
+   * Delivers a signal: to the waiter registered for its key (its message is appended
+   * with `signal: data`), or, when none waits yet, keeps it for `ttlMs` (default 7 days)
+   * so a waiter that registers later receives it.
+   */
+  deliverSignal(key: string, data: Json, options?: { ttlMs?: number }): Promise<SignalOutcome>;
+}
+
+/** What a notice listener is told about. */
+export type Notice = { kind: 'stream'; name: string } | { kind: 'job'; id: string };
+
+/** A connected store. */
+export interface Store extends StoreTx {
+  /** `sqlite` or `postgres`. */
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The URL it was opened with, without the password. */
+  readonly url: string;
+  /**
+   * Runs `fn` in one transaction: everything it does commits together or not at all.
+   * Throwing rolls back and rethrows. Notices are sent after commit.
+   */
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` when a stream may have work or a job finished. Wake-ups may be
+   * spurious and may coalesce; a listener re-reads the store. Returns an unsubscribe.
+   */
+  subscribe(notice: Notice, listener: () => void): Promise<() => Promise<void>>;
+  /** Closes connections and listeners. */
+  close(): Promise<void>;
+}
+
+/** A unit of work: everything one engine step does, applied all or nothing. */
+export interface UnitOfWork {
+  /** The message this step consumed; the unit fails with `LeaseLostError` when it is no longer held. */
+  ack?: { stream: string; id: string; consumer: string };
+  append?: NewMessage[];
+  counters?: { ref: CounterRef; delta: bigint; initial?: bigint }[];
+  activities?: ActivityWrite[];
+  timers?: NewTimer[];
+}
+
+/** Re-exported records, so callers import the contract from one place. */
+export type * from './records.js';
+export type { Json };

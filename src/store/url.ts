@@ -1,0 +1,81 @@
+/**
+ * Store URLs, parsed in one place. `sqlite:<path>` (or `sqlite::memory:`) opens the
+ * embedded store; `postgres://` or `postgresql://` opens PostgreSQL. Anything else is a
+ * {@link ValidationError} that says what is accepted.
+ */
+import { ValidationError } from '../core/errors.js';
+
+/** The embedded store used when no URL is given. */
+export const DEFAULT_STORE_URL = 'sqlite:./.weft/weft.db';
+
+/** A parsed store URL. */
+export type StoreUrl =
+  | { dialect: 'sqlite'; path: string; memory: boolean }
+  | {
+      dialect: 'postgres';
+      connectionString: string;
+      host: string;
+      port: number;
+      database: string;
+      /** `?pool=N` sets the connection-pool size. */
+      poolSize: number | undefined;
+      /** The URL without its password, for messages. */
+      redacted: string;
+    };
+
+const HINT = 'use sqlite:<path>, sqlite::memory: or postgres://user:pass@host:port/db';
+
+/** Parses a store URL, or throws a ValidationError naming the problem. */
+export function parseStoreUrl(url: string | undefined): StoreUrl {
+  const text = (url ?? DEFAULT_STORE_URL).trim();
+  if (text === '') throw new ValidationError(`empty store URL; ${HINT}`, 'store URL');
+  if (text.startsWith('sqlite:')) {
+    const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '' || path === '//') {
+      throw new ValidationError(`no database path in ${JSON.stringify(text)}; ${HINT}`, 'store URL');
+    }
+    if (path === ':memory:') return { dialect: 'sqlite', path, memory: true };
+    if (path.includes('\0')) {
+      throw new ValidationError(`bad database path in ${JSON.stringify(text)}`, 'store URL');
+    }
+    return { dialect: 'sqlite', path, memory: false };
+  }
+  if (/^postgres(ql)?:\/\//.test(text)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch (cause) {
+      throw new ValidationError(`malformed PostgreSQL URL; ${HINT}`, 'store URL', { cause });
+    }
+    const poolParam = parsed.searchParams.get('pool');
+    let poolSize: number | undefined;
+    if (poolParam !== null) {
+      poolSize = Number(poolParam);
+      if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) {
+        throw new ValidationError(
+          `pool must be an integer from 1 to 1000, got ${JSON.stringify(poolParam)}`,
+          'store URL',
+        );
+      }
+      parsed.searchParams.delete('pool');
+    }
+    const redactedUrl = new URL(parsed.toString());
+    if (redactedUrl.password) redactedUrl.password = '***';
+    return {
+      dialect: 'postgres',
+      connectionString: parsed.toString(),
+      host: decodeURIComponent(parsed.hostname) || 'localhost',
+      port: parsed.port ? Number(parsed.port) : 5432,
+      database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || 'postgres',
+      poolSize,
+      redacted: redactedUrl.toString(),
+    };
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1];
+  throw new ValidationError(
+    scheme
+      ? `unsupported store scheme ${JSON.stringify(`${scheme}:`)}; ${HINT}`
+      : `not a store URL: ${JSON.stringify(text)}; ${HINT}`,
+    'store URL',
+  );
+}
