@@ -17,7 +17,11 @@ export class WeftError extends Error {
 
   /** A plain JSON form for `--json` output and the HTTP API. */
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
+    const out: Record<string, unknown> = {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+    };
     for (const [key, value] of Object.entries(this)) {
       if (key !== 'code' && key !== 'cause' && value !== undefined) out[key] = value;
     }

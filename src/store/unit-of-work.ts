@@ -20,7 +20,8 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   }
   const messageIds = unit.append?.length ? await tx.append(unit.append) : [];
   const counters: bigint[] = [];
-  for (const c of unit.counters ?? []) counters.push(await tx.addCounter(c.ref, c.delta, c.initial));
+  for (const c of unit.counters ?? [])
+    counters.push(await tx.addCounter(c.ref, c.delta, c.initial));
   for (const write of unit.activities ?? []) await tx.putActivity(write);
   for (const timer of unit.timers ?? []) await tx.scheduleTimer(timer);
   return { counters, messageIds };

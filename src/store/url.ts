@@ -32,7 +32,10 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '' || path === '//') {
-      throw new ValidationError(`no database path in ${JSON.stringify(text)}; ${HINT}`, 'store URL');
+      throw new ValidationError(
+        `no database path in ${JSON.stringify(text)}; ${HINT}`,
+        'store URL',
+      );
     }
     if (path === ':memory:') return { dialect: 'sqlite', path, memory: true };
     if (path.includes('\0')) {

@@ -1,0 +1,53 @@
+/**
+ * Which store the backend tests run on, switched by one variable as pg-boss does:
+ * `WEFT_TEST_STORE=sqlite` (a real SQLite file in a temp dir) or `postgres` (a real
+ * PostgreSQL server this test file starts for itself, one database per call).
+ *
+ * `WEFT_TEST_POSTGRES=required` (set by CI) turns a missing PostgreSQL into a failure;
+ * otherwise the PostgreSQL project is skipped when no server can be started.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/store.js';
+import type { StoreOptions } from '../../src/store/store-options.js';
+
+/** The backend under test. */
+export const backend: 'sqlite' | 'postgres' =
+  process.env.WEFT_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A fresh, empty store location: its URL and how to remove it. */
+export interface TestStoreLocation {
+  url: string;
+  cleanup(): Promise<void>;
+}
+
+/** Makes a fresh, empty store location on the backend under test. */
+export async function freshStoreUrl(): Promise<TestStoreLocation> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-test-'));
+    return {
+      url: `sqlite:${join(dir, 'weft.db')}`,
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const { freshPostgresDatabase } = await import('./postgres-server.js');
+  return freshPostgresDatabase();
+}
+
+/** Opens a store on a fresh location; `close` closes it and removes the location. */
+export async function openTestStore(
+  options: StoreOptions = {},
+): Promise<{ store: Store; url: string; close(): Promise<void> }> {
+  const location = await freshStoreUrl();
+  const store = await openStore(location.url, options);
+  return {
+    store,
+    url: location.url,
+    async close() {
+      await store.close();
+      await location.cleanup();
+    },
+  };
+}
