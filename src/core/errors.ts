@@ -145,3 +145,83 @@ export class LeaseLostError extends WeftError {
     );
   }
 }
+
+/** A workflow version was stored again with a different definition. */
+export class DefinitionConflictError extends WeftError {
+  constructor(
+    readonly workflow: string,
+    readonly version: number,
+  ) {
+    super(
+      'DEFINITION_CONFLICT',
+      `workflow ${JSON.stringify(workflow)} version ${version} is already stored with a different definition; publish it as a new version`,
+    );
+  }
+}
+
+/** One problem found in a workflow definition, located as precisely as the input allows. */
+export interface DefinitionProblem {
+  /** What is wrong, in one sentence. */
+  message: string;
+  /** The source name the caller gave (a file path), when there is one. */
+  file?: string;
+  /** 1-based line in the source text, when the definition came from text. */
+  line?: number;
+  /** 1-based column in the source text, when the definition came from text. */
+  column?: number;
+  /** The activity the problem belongs to, when there is one. */
+  activity?: string;
+  /** Where in the document, dotted: `activities.charge.retry.backoff`, `transitions.charge.1`. */
+  path?: string;
+}
+
+/** Renders one {@link DefinitionProblem} as `file:line:col: activity "x": path: message`. */
+export function formatDefinitionProblem(problem: DefinitionProblem): string {
+  let where = problem.file ?? '';
+  if (problem.line !== undefined) {
+    where += `${where ? ':' : 'line '}${problem.line}`;
+    if (problem.column !== undefined) where += `:${problem.column}`;
+  }
+  const parts = [where, problem.activity && `activity ${JSON.stringify(problem.activity)}`];
+  if (problem.path) parts.push(problem.path);
+  return [...parts.filter(Boolean), problem.message].join(': ');
+}
+
+/** A workflow definition (YAML, JSON or builder) was rejected; `problems` lists every one found. */
+export class WorkflowDefinitionError extends ValidationError {
+  constructor(
+    readonly problems: DefinitionProblem[],
+    /** The source name, when the caller gave one. */
+    readonly source?: string,
+  ) {
+    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    const lines = problems.map((p) => `  ${formatDefinitionProblem(p)}`);
+    super(`${count} in the workflow definition\n${lines.join('\n')}`, source, {
+      code: 'WORKFLOW_DEFINITION',
+    });
+  }
+}
+
+/** A JSONata expression failed to parse or to evaluate. */
+export class ExpressionError extends WeftError {
+  constructor(
+    /** The expression's source text. */
+    readonly expression: string,
+    /** What it belongs to, e.g. `transition charge -> ship (when)`. */
+    readonly where: string | undefined,
+    /** The JSONata error message. */
+    readonly detail: string,
+    /** JSONata's error code, e.g. `S0203`, `T2001`. */
+    readonly jsonataCode?: string,
+    /** 0-based character offset in the expression, when JSONata gives one. */
+    readonly position?: number,
+    options?: { cause?: unknown },
+  ) {
+    const at = position !== undefined ? ` at position ${position}` : '';
+    super(
+      'EXPRESSION',
+      `${where ? `${where}: ` : ''}expression ${JSON.stringify(expression)} failed${at}: ${detail}`,
+      options,
+    );
+  }
+}

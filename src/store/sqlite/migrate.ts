@@ -1,0 +1,91 @@
+/**
+ * Applies the SQLite migrations on open, inside `BEGIN IMMEDIATE`, so several processes
+ * opening the same new file at once are safe: the first one in applies them, the others
+ * find them applied. A database whose schema is newer than this code is refused with
+ * `SCHEMA_TOO_NEW` and left as it was.
+ */
+import { StoreError } from '../../core/errors.js';
+import { type Db, retryWhileBusy } from './connection.js';
+import { type Migration, SQLITE_MIGRATIONS } from './migrations/index.js';
+
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS weft_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at INTEGER NOT NULL DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+)`;
+
+/** What opening found and did. */
+export interface MigrationReport {
+  /** The schema version before. */
+  from: number;
+  /** The schema version now. */
+  to: number;
+  applied: string[];
+}
+
+/**
+ * Brings the schema up to date (or, with `apply: false`, only checks it is current).
+ * Throws StoreError `SCHEMA_TOO_NEW` or `SCHEMA_OUTDATED`.
+ */
+export async function migrate(
+  db: Db,
+  label: string,
+  now: number,
+  apply = true,
+  migrations: readonly Migration[] = SQLITE_MIGRATIONS,
+): Promise<MigrationReport> {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  return retryWhileBusy(() => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const report = migrateLocked(db, label, now, apply, migrations, latest);
+      db.exec('COMMIT');
+      return report;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }, `migrate ${label}`);
+}
+
+function migrateLocked(
+  db: Db,
+  label: string,
+  now: number,
+  apply: boolean,
+  migrations: readonly Migration[],
+  latest: number,
+): MigrationReport {
+  const hasTable = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'weft_migrations'")
+    .get();
+  const rows = hasTable
+    ? (db.prepare('SELECT version FROM weft_migrations').all() as { version: number }[])
+    : [];
+  const done = new Set(rows.map((r) => r.version));
+  const current = rows.reduce((max, r) => Math.max(max, r.version), 0);
+  if (current > latest) {
+    throw new StoreError(
+      `the database ${label} has schema version ${current}, newer than this version of weft understands (${latest}); upgrade weft, or use another database`,
+      { code: 'SCHEMA_TOO_NEW' },
+    );
+  }
+  const pending = migrations
+    .filter((m) => !done.has(m.version))
+    .sort((a, b) => a.version - b.version);
+  if (pending.length > 0 && !apply) {
+    throw new StoreError(
+      `the database ${label} is at schema version ${current} and this weft needs ${latest}; open it with migrations enabled (migrate: true)`,
+      { code: 'SCHEMA_OUTDATED' },
+    );
+  }
+  if (!hasTable) db.exec(CREATE_TABLE);
+  const record = db.prepare(
+    'INSERT INTO weft_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+  );
+  for (const m of pending) {
+    db.exec(m.sql);
+    record.run(m.version, m.name, now);
+  }
+  return { from: current, to: Math.max(current, latest), applied: pending.map((m) => m.name) };
+}

@@ -1,0 +1,100 @@
+/**
+ * SQLite activity data: one row per (job, activity, dimension), upserted so that fields
+ * a write leaves out keep their stored values.
+ */
+import type { ActivityRecord, ActivityWrite, ErrorRecord } from '../../records.js';
+import {
+  fromJson,
+  fromJsonOrNull,
+  has,
+  type OpsContext,
+  type Statement,
+  toJson,
+} from './context.js';
+
+interface ActivityRow {
+  job: string;
+  activity: string;
+  dimension: string;
+  status: string;
+  input: string;
+  output: string;
+  error: string | null;
+  attempt: number;
+  updated_at: number;
+}
+
+function toActivity(row: ActivityRow): ActivityRecord {
+  return {
+    job: row.job,
+    activity: row.activity,
+    dimension: row.dimension,
+    status: row.status,
+    input: fromJson(row.input),
+    output: fromJson(row.output),
+    error: fromJsonOrNull<ErrorRecord>(row.error),
+    attempt: row.attempt,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The status of an activity written without one. */
+export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
+
+/** Activity operations on one connection. */
+export class SqliteActivities {
+  private readonly upsert: Statement;
+  private readonly selectOne: Statement;
+  private readonly selectJob: Statement;
+
+  constructor(private readonly ctx: OpsContext) {
+    const { db } = ctx;
+    this.upsert = db.prepare(`INSERT INTO weft_activities
+        (job, activity, dimension, status, input, output, error, attempt, updated_at)
+      VALUES (@job, @activity, @dimension, @status, @input, @output, @error, @attempt, @now)
+      ON CONFLICT (job, activity, dimension) DO UPDATE SET
+        status = CASE WHEN @has_status THEN excluded.status ELSE status END,
+        input = CASE WHEN @has_input THEN excluded.input ELSE input END,
+        output = CASE WHEN @has_output THEN excluded.output ELSE output END,
+        error = CASE WHEN @has_error THEN excluded.error ELSE error END,
+        attempt = CASE WHEN @has_attempt THEN excluded.attempt ELSE attempt END,
+        updated_at = excluded.updated_at`);
+    this.selectOne = db.prepare(
+      'SELECT * FROM weft_activities WHERE job = ? AND activity = ? AND dimension = ?',
+    );
+    this.selectJob = db.prepare(
+      'SELECT * FROM weft_activities WHERE job = ? ORDER BY activity, dimension',
+    );
+  }
+
+  /** Upserts an activity's data. */
+  putActivity(write: ActivityWrite): void {
+    this.upsert.run({
+      job: write.job,
+      activity: write.activity,
+      dimension: write.dimension ?? '',
+      status: write.status ?? DEFAULT_ACTIVITY_STATUS,
+      input: toJson(write.input),
+      output: toJson(write.output),
+      error: write.error ? JSON.stringify(write.error) : null,
+      attempt: write.attempt ?? 0,
+      now: this.ctx.clock.now(),
+      has_status: has(write, 'status'),
+      has_input: has(write, 'input'),
+      has_output: has(write, 'output'),
+      has_error: has(write, 'error'),
+      has_attempt: has(write, 'attempt'),
+    });
+  }
+
+  /** Reads one activity. */
+  getActivity(job: string, activity: string, dimension = ''): ActivityRecord | undefined {
+    const row = this.selectOne.get(job, activity, dimension) as ActivityRow | undefined;
+    return row ? toActivity(row) : undefined;
+  }
+
+  /** Every activity of a job, by activity then dimension. */
+  listActivities(job: string): ActivityRecord[] {
+    return (this.selectJob.all(job) as ActivityRow[]).map(toActivity);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * SQLite counters (the seed's HINCRBY): arbitrary-precision integers stored as decimal
+ * text and added with `bigint` inside the transaction, which SQLite's single writer
+ * makes atomic. A 200-digit collation key adds exactly.
+ */
+import type { CounterRef } from '../../records.js';
+import type { OpsContext, Statement } from './context.js';
+
+function keyOf(ref: CounterRef): [string, string, string, string] {
+  return [ref.job, ref.activity ?? '', ref.dimension ?? '', ref.field];
+}
+
+/** Counter operations on one connection. */
+export class SqliteCounters {
+  private readonly select: Statement;
+  private readonly upsert: Statement;
+  private readonly selectJob: Statement;
+
+  constructor(ctx: OpsContext) {
+    const { db } = ctx;
+    this.select = db
+      .prepare(
+        'SELECT value FROM weft_counters WHERE job = ? AND activity = ? AND dimension = ? AND field = ?',
+      )
+      .pluck();
+    this.upsert = db.prepare(`INSERT INTO weft_counters (job, activity, dimension, field, value)
+      VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (job, activity, dimension, field) DO UPDATE SET value = excluded.value`);
+    this.selectJob = db.prepare(
+      'SELECT activity, dimension, field, value FROM weft_counters WHERE job = ? ORDER BY activity, dimension, field',
+    );
+  }
+
+  /** Adds `delta` (starting from `initial`, or 0, when absent) and returns the new value. */
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint): bigint {
+    const key = keyOf(ref);
+    const stored = this.select.get(...key) as string | undefined;
+    const value = (stored === undefined ? (initial ?? 0n) : BigInt(stored)) + delta;
+    this.upsert.run(...key, value.toString());
+    return value;
+  }
+
+  /** Reads a counter. */
+  getCounter(ref: CounterRef): bigint | undefined {
+    const stored = this.select.get(...keyOf(ref)) as string | undefined;
+    return stored === undefined ? undefined : BigInt(stored);
+  }
+
+  /** A job's counters: `field` for job counters, `activity/dimension/field` for activity ones. */
+  listCounters(job: string): Map<string, bigint> {
+    const out = new Map<string, bigint>();
+    const rows = this.selectJob.all(job) as {
+      activity: string;
+      dimension: string;
+      field: string;
+      value: string;
+    }[];
+    for (const row of rows) {
+      const name =
+        row.activity === '' ? row.field : `${row.activity}/${row.dimension}/${row.field}`;
+      out.set(name, BigInt(row.value));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * SQLite definition operations: store a (workflow, version) once — the same definition
+ * again is a no-op, a different one a {@link DefinitionConflictError} — and read one
+ * version, the newest, or the newest of every workflow.
+ */
+import { DefinitionConflictError } from '../../../core/errors.js';
+import type { DefinitionRecord, Json } from '../../records.js';
+import { fromJson, type OpsContext, type Statement } from './context.js';
+
+interface DefinitionRow {
+  workflow: string;
+  version: number;
+  model: DefinitionRecord['model'];
+  definition: string;
+  source: string | null;
+  created_at: number;
+}
+
+function toDefinition(row: DefinitionRow): DefinitionRecord {
+  return {
+    workflow: row.workflow,
+    version: row.version,
+    model: row.model,
+    definition: fromJson(row.definition),
+    source: row.source,
+    createdAt: row.created_at,
+  };
+}
+
+/** JSON text with object keys sorted, so equal definitions compare equal. */
+export function canonicalJson(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as Json)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Definition operations on one connection. */
+export class SqliteDefinitions {
+  private readonly insert: Statement;
+  private readonly selectOne: Statement;
+  private readonly selectNewest: Statement;
+  private readonly selectAll: Statement;
+
+  constructor(private readonly ctx: OpsContext) {
+    const { db } = ctx;
+    this.insert = db.prepare(`INSERT INTO weft_definitions
+      (workflow, version, model, definition, source, created_at)
+      VALUES (@workflow, @version, @model, @definition, @source, @created_at)`);
+    this.selectOne = db.prepare(
+      'SELECT * FROM weft_definitions WHERE workflow = ? AND version = ?',
+    );
+    this.selectNewest = db.prepare(
+      'SELECT * FROM weft_definitions WHERE workflow = ? ORDER BY version DESC LIMIT 1',
+    );
+    this.selectAll = db.prepare(`SELECT d.* FROM weft_definitions d
+      WHERE d.version = (SELECT MAX(version) FROM weft_definitions WHERE workflow = d.workflow)
+      ORDER BY d.workflow`);
+  }
+
+  /** Stores a version once; the same definition again returns the stored record. */
+  putDefinition(def: Omit<DefinitionRecord, 'createdAt'>): DefinitionRecord {
+    const definition = canonicalJson(def.definition);
+    const existing = this.selectOne.get(def.workflow, def.version) as DefinitionRow | undefined;
+    if (existing) {
+      if (existing.definition !== definition || existing.model !== def.model) {
+        throw new DefinitionConflictError(def.workflow, def.version);
+      }
+      return toDefinition(existing);
+    }
+    const createdAt = this.ctx.clock.now();
+    this.insert.run({
+      workflow: def.workflow,
+      version: def.version,
+      model: def.model,
+      definition,
+      source: def.source ?? null,
+      created_at: createdAt,
+    });
+    return { ...def, source: def.source ?? null, createdAt };
+  }
+
+  /** Reads one version, or the newest. */
+  getDefinition(workflow: string, version?: number): DefinitionRecord | undefined {
+    const row = (
+      version === undefined
+        ? this.selectNewest.get(workflow)
+        : this.selectOne.get(workflow, version)
+    ) as DefinitionRow | undefined;
+    return row ? toDefinition(row) : undefined;
+  }
+
+  /** The newest version of every workflow, by workflow name. */
+  listDefinitions(): DefinitionRecord[] {
+    return (this.selectAll.all() as DefinitionRow[]).map(toDefinition);
+  }
+}

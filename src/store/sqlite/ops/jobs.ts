@@ -1,0 +1,208 @@
+/**
+ * SQLite job operations: create (idempotent by id), read, compare-and-set of the state
+ * (checked against the flow machine), patch, and filtered keyset listing.
+ */
+import { NotFoundError } from '../../../core/errors.js';
+import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
+import type { ErrorRecord, JobFilter, JobPatch, JobRecord, NewJob } from '../../records.js';
+import {
+  fromJson,
+  fromJsonOrNull,
+  has,
+  type OpsContext,
+  type Statement,
+  toJson,
+} from './context.js';
+
+interface JobRow {
+  id: string;
+  workflow: string;
+  version: number;
+  model: JobRecord['model'];
+  state: FlowState;
+  input: string;
+  output: string;
+  error: string | null;
+  context: string;
+  parent_id: string | null;
+  parent_activity: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+function toJob(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    workflow: row.workflow,
+    version: row.version,
+    model: row.model,
+    state: row.state,
+    input: fromJson(row.input),
+    output: fromJson(row.output),
+    error: fromJsonOrNull<ErrorRecord>(row.error),
+    context: fromJson(row.context),
+    parentId: row.parent_id,
+    parentActivity: row.parent_activity,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/** Parameters of the patch columns, shared by setJobState and updateJob. */
+function patchParams(patch: JobPatch = {}) {
+  return {
+    has_output: has(patch, 'output'),
+    output: toJson(patch.output),
+    has_error: has(patch, 'error'),
+    error: patch.error ? JSON.stringify(patch.error) : null,
+    has_context: has(patch, 'context'),
+    context: toJson(patch.context),
+    has_finished: has(patch, 'finishedAt'),
+    finished_at: patch.finishedAt ?? null,
+  };
+}
+
+const PATCH_SET = `
+  output = CASE WHEN @has_output THEN @output ELSE output END,
+  error = CASE WHEN @has_error THEN @error ELSE error END,
+  context = CASE WHEN @has_context THEN @context ELSE context END,
+  updated_at = @now`;
+
+/** Job operations on one connection. */
+export class SqliteJobs {
+  private readonly insert: Statement;
+  private readonly select: Statement;
+  private readonly move: Statement;
+  private readonly patch: Statement;
+  private readonly listing = new Map<string, Statement>();
+
+  constructor(private readonly ctx: OpsContext) {
+    const { db } = ctx;
+    this.insert = db.prepare(`INSERT INTO weft_jobs (id, workflow, version, model, state, input,
+        output, error, context, parent_id, parent_activity, created_at, updated_at, finished_at)
+      VALUES (@id, @workflow, @version, @model, @state, @input, 'null', NULL, @context,
+        @parent_id, @parent_activity, @created_at, @created_at, NULL)
+      ON CONFLICT (id) DO NOTHING`);
+    this.select = db.prepare('SELECT * FROM weft_jobs WHERE id = ?');
+    this.move = db.prepare(`UPDATE weft_jobs SET state = @to, ${PATCH_SET},
+        finished_at = CASE WHEN @has_finished THEN @finished_at
+          WHEN @final THEN @now ELSE NULL END
+      WHERE id = @id AND state = @from`);
+    this.patch = db.prepare(`UPDATE weft_jobs SET ${PATCH_SET},
+        finished_at = CASE WHEN @has_finished THEN @finished_at ELSE finished_at END
+      WHERE id = @id`);
+  }
+
+  /** Creates a job unless one with its id exists. */
+  createJob(job: NewJob): { job: JobRecord; created: boolean } {
+    const createdAt = job.createdAt ?? this.ctx.clock.now();
+    const record: JobRecord = {
+      id: job.id,
+      workflow: job.workflow,
+      version: job.version,
+      model: job.model,
+      state: job.state ?? 'PENDING',
+      input: job.input ?? null,
+      output: null,
+      error: null,
+      context: job.context ?? null,
+      parentId: job.parentId ?? null,
+      parentActivity: job.parentActivity ?? null,
+      createdAt,
+      updatedAt: createdAt,
+      finishedAt: null,
+    };
+    const result = this.insert.run({
+      id: record.id,
+      workflow: record.workflow,
+      version: record.version,
+      model: record.model,
+      state: record.state,
+      input: toJson(record.input),
+      context: toJson(record.context),
+      parent_id: record.parentId,
+      parent_activity: record.parentActivity,
+      created_at: createdAt,
+    });
+    if (result.changes === 1) return { job: record, created: true };
+    return { job: this.getJob(job.id) as JobRecord, created: false };
+  }
+
+  /** Reads a job. */
+  getJob(id: string): JobRecord | undefined {
+    const row = this.select.get(id) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  /**
+   * Compare-and-set of the state. Only a legal `move` writes; `same` (from === to) and
+   * `ignored` (a suspend request on an idle job) write nothing and return false.
+   */
+  setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): boolean {
+    if (transition('flow', from, to, id) !== 'move') return false;
+    const final = isFinalFlowState(to);
+    const result = this.move.run({
+      ...patchParams(patch),
+      id,
+      from,
+      to,
+      final: final ? 1 : 0,
+      now: this.ctx.clock.now(),
+    });
+    if (result.changes !== 1) return false;
+    if (final) this.ctx.notify(`job:${id}`);
+    return true;
+  }
+
+  /** Patches a job; NotFoundError when there is none. */
+  updateJob(id: string, patch: JobPatch): void {
+    const result = this.patch.run({ ...patchParams(patch), id, now: this.ctx.clock.now() });
+    if (result.changes !== 1) throw new NotFoundError('job', id);
+  }
+
+  /** Lists jobs by filter in id order (newest first with `descending`). */
+  listJobs(filter: JobFilter = {}): JobRecord[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.state !== undefined) {
+      const states = Array.isArray(filter.state) ? filter.state : [filter.state];
+      if (states.length === 0) return [];
+      where.push(`state IN (${states.map(() => '?').join(', ')})`);
+      params.push(...states);
+    }
+    if (filter.workflow !== undefined) {
+      where.push('workflow = ?');
+      params.push(filter.workflow);
+    }
+    if (filter.parentId !== undefined) {
+      where.push('parent_id = ?');
+      params.push(filter.parentId);
+    }
+    if (filter.createdAfter !== undefined) {
+      where.push('created_at >= ?');
+      params.push(filter.createdAfter);
+    }
+    if (filter.createdBefore !== undefined) {
+      where.push('created_at < ?');
+      params.push(filter.createdBefore);
+    }
+    if (filter.after !== undefined) {
+      where.push(filter.descending ? 'id < ?' : 'id > ?');
+      params.push(filter.after);
+    }
+    const limit = Math.max(0, Math.floor(filter.limit ?? 100));
+    const sql = `SELECT * FROM weft_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id ${filter.descending ? 'DESC' : 'ASC'} LIMIT ?`;
+    params.push(limit);
+    // Filters combine freely: one prepared statement per shape, kept for reuse.
+    let statement = this.listing.get(sql);
+    if (!statement) {
+      statement = this.ctx.db.prepare(sql);
+      this.listing.set(sql, statement);
+    }
+    const rows = statement.all(...params) as JobRow[];
+    return rows.map(toJob);
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * SQLite streams: messages with leases. A claimed message's `available_at` is set to its
+ * lease end, so "claimable" is one index range — `stream = ? AND available_at <= now` —
+ * whether the message was never claimed, released, or its lease ran out. A claim takes
+ * the oldest claimable messages (by `available_at`, then id) in one UPDATE … RETURNING.
+ */
+import type { DeadLetter, Json, NewMessage, StreamMessage } from '../../records.js';
+import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
+
+interface MessageRow {
+  id: number;
+  stream: string;
+  job: string | null;
+  payload: string;
+  deliveries: number;
+  consumer: string | null;
+  lease_until: number | null;
+  available_at: number;
+  created_at: number;
+}
+
+interface DeadLetterRow {
+  id: number;
+  stream: string;
+  job: string | null;
+  payload: string;
+  deliveries: number;
+  reason: string;
+  created_at: number;
+  dead_at: number;
+}
+
+function toMessage(row: MessageRow): StreamMessage {
+  return {
+    id: String(row.id),
+    stream: row.stream,
+    payload: fromJson(row.payload),
+    job: row.job,
+    deliveries: row.deliveries,
+    consumer: row.consumer,
+    leaseUntil: row.lease_until,
+    createdAt: row.created_at,
+    availableAt: row.available_at,
+  };
+}
+
+function toDeadLetter(row: DeadLetterRow): DeadLetter {
+  return {
+    id: String(row.id),
+    stream: row.stream,
+    payload: fromJson(row.payload),
+    job: row.job,
+    deliveries: row.deliveries,
+    reason: row.reason,
+    createdAt: row.created_at,
+    deadAt: row.dead_at,
+  };
+}
+
+/** A message id as a row id, or undefined when it cannot be one. */
+export function toRowId(id: string): number | undefined {
+  return /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : undefined;
+}
+
+function rowIds(ids: string[]): string {
+  return JSON.stringify(ids.map(toRowId).filter((n) => n !== undefined));
+}
+
+const COLUMNS =
+  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at';
+/** Claimable messages delivered `max` times or more (the partial index covers deliveries > 0). */
+const DUE_DEAD = `stream = @stream AND deliveries > 0 AND deliveries >= @max AND available_at <= @now`;
+
+/** Stream operations on one connection. */
+export class SqliteStreams {
+  private readonly s: Record<string, Statement>;
+
+  constructor(private readonly ctx: OpsContext) {
+    const p = (sql: string) => ctx.db.prepare(sql);
+    this.s = {
+      insert:
+        p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
+        VALUES (?, ?, ?, 0, ?, ?)`),
+      claim: p(`UPDATE weft_messages
+        SET consumer = @consumer, deliveries = deliveries + 1, lease_until = @until, available_at = @until
+        WHERE id IN (SELECT id FROM weft_messages WHERE stream = @stream AND available_at <= @now
+          ORDER BY available_at, id LIMIT @max)
+        RETURNING ${COLUMNS}`),
+      buryDue: p(`INSERT INTO weft_dead_letters
+          (id, stream, job, payload, deliveries, reason, created_at, dead_at)
+        SELECT id, stream, job, payload, deliveries,
+          'delivered ' || deliveries || ' times; maxDeliveries is ' || @max, created_at, @now
+        FROM weft_messages WHERE ${DUE_DEAD}`),
+      deleteDue: p(`DELETE FROM weft_messages WHERE ${DUE_DEAD}`),
+      reclaim: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL
+        WHERE stream = ? AND deliveries > 0 AND consumer IS NOT NULL AND available_at <= ?`),
+      ack: p('DELETE FROM weft_messages WHERE id = ? AND stream = ? AND consumer = ?'),
+      extend: p(`UPDATE weft_messages SET lease_until = @until, available_at = @until
+        WHERE stream = @stream AND consumer = @consumer
+          AND id IN (SELECT value FROM json_each(@ids)) RETURNING id`),
+      release: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = ?
+        WHERE id = ? AND stream = ? AND consumer = ?`),
+      remove: p(
+        'DELETE FROM weft_messages WHERE stream = ? AND id IN (SELECT value FROM json_each(?))',
+      ),
+      countOne: p('SELECT COUNT(*) FROM weft_messages WHERE stream = ?').pluck(),
+      countAll: p('SELECT COUNT(*) FROM weft_messages').pluck(),
+      peek: p(`SELECT ${COLUMNS} FROM weft_messages WHERE stream = ? ORDER BY id LIMIT ?`),
+      deadOne: p('SELECT * FROM weft_dead_letters WHERE stream = ? ORDER BY id LIMIT ?'),
+      deadAll: p('SELECT * FROM weft_dead_letters ORDER BY id LIMIT ?'),
+      deadGet: p('SELECT * FROM weft_dead_letters WHERE id = ?'),
+      deadDelete: p('DELETE FROM weft_dead_letters WHERE id = ?'),
+    };
+  }
+
+  private st(name: string): Statement {
+    return this.s[name] as Statement;
+  }
+
+  /** Appends messages and returns their ids, in order. */
+  append(messages: NewMessage[]): string[] {
+    const now = this.ctx.clock.now();
+    const insert = this.st('insert');
+    const ids: string[] = [];
+    for (const m of messages) {
+      const result = insert.run(
+        m.stream,
+        m.job ?? null,
+        toJson(m.payload),
+        m.availableAt ?? now,
+        now,
+      );
+      ids.push(String(result.lastInsertRowid));
+      this.ctx.notify(`stream:${m.stream}`);
+    }
+    return ids;
+  }
+
+  /** Appends one message with a payload already built (timers and signals use it). */
+  appendOne(message: NewMessage, payload: Json = message.payload): string {
+    return this.append([{ ...message, payload }])[0] as string;
+  }
+
+  /** Claims up to `max` claimable messages, dead-lettering those past `maxDeliveries`. */
+  claim(
+    stream: string,
+    options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
+  ): StreamMessage[] {
+    const max = Math.floor(options.max ?? 1);
+    if (max <= 0) return [];
+    const now = this.ctx.clock.now();
+    if (options.maxDeliveries !== undefined) this.bury(stream, now, options.maxDeliveries);
+    const rows = this.st('claim').all({
+      consumer: options.consumer,
+      until: now + Math.max(0, options.leaseMs),
+      stream,
+      now,
+      max,
+    }) as MessageRow[];
+    return rows.sort((a, b) => a.id - b.id).map(toMessage);
+  }
+
+  private bury(stream: string, now: number, maxDeliveries: number): number {
+    const params = { stream, now, max: Math.max(0, Math.floor(maxDeliveries)) };
+    const moved = this.st('buryDue').run(params).changes;
+    if (moved > 0) this.st('deleteDue').run(params);
+    return moved;
+  }
+
+  /** Deletes a message when `consumer` still holds it. */
+  ack(stream: string, id: string, consumer: string): boolean {
+    const rowId = toRowId(id);
+    return rowId !== undefined && this.st('ack').run(rowId, stream, consumer).changes === 1;
+  }
+
+  /** Extends the leases `consumer` still holds; returns those ids. */
+  extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): string[] {
+    if (ids.length === 0) return [];
+    const until = this.ctx.clock.now() + Math.max(0, leaseMs);
+    const rows = this.st('extend')
+      .all({ until, stream, consumer, ids: rowIds(ids) })
+      .map((r) => String((r as { id: number }).id));
+    const held = new Set(rows);
+    return ids.filter((id) => held.has(id));
+  }
+
+  /** Gives a held message back, claimable after `delayMs`. */
+  release(stream: string, id: string, consumer: string, delayMs = 0): boolean {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return false;
+    const at = this.ctx.clock.now() + Math.max(0, delayMs);
+    const released = this.st('release').run(at, rowId, stream, consumer).changes === 1;
+    if (released) this.ctx.notify(`stream:${stream}`);
+    return released;
+  }
+
+  /** Deletes messages whoever holds them. */
+  remove(stream: string, ids: string[]): number {
+    return ids.length === 0 ? 0 : this.st('remove').run(stream, rowIds(ids)).changes;
+  }
+
+  /** Frees expired leases and dead-letters claimable messages past `maxDeliveries`. */
+  reclaimExpired(
+    stream: string,
+    options: { maxDeliveries?: number } = {},
+  ): { reclaimed: number; deadLettered: number } {
+    const now = this.ctx.clock.now();
+    const deadLettered =
+      options.maxDeliveries === undefined ? 0 : this.bury(stream, now, options.maxDeliveries);
+    const reclaimed = this.st('reclaim').run(stream, now).changes;
+    if (reclaimed > 0) this.ctx.notify(`stream:${stream}`);
+    return { reclaimed, deadLettered };
+  }
+
+  /** Messages waiting or held in one stream, or in all. */
+  countMessages(stream?: string): number {
+    return (
+      stream === undefined ? this.st('countAll').get() : this.st('countOne').get(stream)
+    ) as number;
+  }
+
+  /** Reads messages in id order without claiming them. */
+  peek(stream: string, limit = 100): StreamMessage[] {
+    return (this.st('peek').all(stream, limit) as MessageRow[]).map(toMessage);
+  }
+
+  /** Dead letters in id order, of one stream or all. */
+  listDeadLetters(stream?: string, limit = 100): DeadLetter[] {
+    const rows =
+      stream === undefined ? this.st('deadAll').all(limit) : this.st('deadOne').all(stream, limit);
+    return (rows as DeadLetterRow[]).map(toDeadLetter);
+  }
+
+  /** Moves a dead letter back to its stream as a new message; returns its new id. */
+  requeueDeadLetter(id: string): string | undefined {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const row = this.st('deadGet').get(rowId) as DeadLetterRow | undefined;
+    if (!row) return undefined;
+    this.st('deadDelete').run(rowId);
+    return this.appendOne({ stream: row.stream, job: row.job, payload: fromJson(row.payload) });
+  }
+}
