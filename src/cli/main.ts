@@ -1,0 +1,260 @@
+/**
+ * The `weft` command line. Every command takes `--store URL` (else `WEFT_STORE`, else
+ * the embedded `sqlite:./.weft/weft.db`); `--json` prints one JSON object; exit 0 means
+ * success. Typed errors print their message (or `{"error": …}` with `--json`) and exit 1.
+ */
+import { Command, CommanderError } from 'commander';
+import { Client } from '../client/client.js';
+import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { FLOW_STATES, type FlowState } from '../core/states.js';
+import { openStore } from '../store/open-store.js';
+import type { Json } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { Worker } from '../worker/worker.js';
+import { loadHandlers } from './handlers-module.js';
+import { parseJsonArgument } from './json-argument.js';
+import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
+import { runCommand } from './run-command.js';
+import { readWorkflowFile } from './workflow-files.js';
+
+interface Common {
+  store?: string;
+  json?: boolean;
+}
+
+/** Builds the program; `run` wraps each action with store handling and exit codes. */
+export function buildProgram(output: Output, setExit: (code: number) => void): Command {
+  const program = new Command('weft')
+    .description('weft: durable workflows for TypeScript')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => output.out(s.trimEnd()),
+      writeErr: (s) => output.err(s.trimEnd()),
+    });
+
+  const withStore =
+    <A extends unknown[]>(
+      action: (store: Store, opts: Common & Record<string, unknown>, ...args: A) => Promise<number>,
+    ) =>
+    async (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      const opts = command.opts() as Common & Record<string, unknown>;
+      let store: Store | undefined;
+      try {
+        store = await openStore(opts.store ?? process.env.WEFT_STORE);
+        setExit(await action(store, opts, ...(args.slice(0, -2) as A)));
+      } catch (error) {
+        setExit(reportError(output, error, Boolean(opts.json)));
+      } finally {
+        await store?.close();
+      }
+    };
+
+  const storeOption = (c: Command) =>
+    c.option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)');
+
+  storeOption(program.command('run <file>'))
+    .description('deploy a workflow file, start one job, run it to its end in-process')
+    .option('--input <json>', 'job input as JSON')
+    .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
+    .option('--id <id>', 'job id (idempotent)')
+    .option('--concurrency <n>', 'handlers running at once')
+    .option('--json', 'print the finished job as JSON')
+    .action(withStore((store, opts, file: string) => runCommand(store, file, opts, output)));
+
+  program
+    .command('validate <file>')
+    .description('check a workflow file; exit non-zero naming what is wrong')
+    .option('--json', 'print the compiled workflow as JSON')
+    .action(async (file: string, opts: Common) => {
+      try {
+        const { compiled } = readWorkflowFile(file);
+        if (opts.json) printJson(output, compiled);
+        else
+          output.out(
+            `${file}: ok (${compiled.workflow}@${compiled.version}, ${compiled.order.length} activities)`,
+          );
+        setExit(0);
+      } catch (error) {
+        setExit(reportError(output, error, Boolean(opts.json)));
+      }
+    });
+
+  storeOption(program.command('deploy <files...>'))
+    .description('store workflow files as new versions')
+    .option('--json', 'print the stored definitions as JSON')
+    .action(
+      withStore(async (store, opts, files: string[]) => {
+        const client = new Client(store);
+        const deployed = [];
+        for (const file of files) {
+          const { compiled, text } = readWorkflowFile(file);
+          const record = await client.deploy(compiled, text);
+          deployed.push({ workflow: record.workflow, version: record.version });
+          if (!opts.json) output.out(`deployed ${record.workflow}@${record.version}`);
+        }
+        if (opts.json) printJson(output, deployed);
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('start <workflow>'))
+    .description("start a job; prints the job's id on the last line")
+    .option('--input <json>', 'job input as JSON')
+    .option('--id <id>', 'job id (starting an existing id returns that job)')
+    .option('--version <n>', 'workflow version (default: newest)')
+    .option('--json', 'print the job as JSON')
+    .action(
+      withStore(async (store, opts, workflow: string) => {
+        const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
+          null) as Json;
+        const job = await new Client(store).start(workflow, input, {
+          ...(opts.id ? { id: opts.id as string } : {}),
+          ...(opts.version ? { version: positiveInt(opts.version as string, '--version') } : {}),
+        });
+        if (opts.json) printJson(output, job);
+        else output.out(job.id);
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('worker'))
+    .description('run a worker until SIGTERM or SIGINT')
+    .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
+    .option('--concurrency <n>', 'handlers running at once', '10')
+    .action(
+      withStore(async (store, opts) => {
+        const worker = new Worker({
+          store,
+          handlers: await loadHandlers(opts.handlers as string | undefined),
+          concurrency: positiveInt(opts.concurrency as string, '--concurrency'),
+        });
+        await worker.start();
+        output.err(`weft worker ${worker.consumer} running on ${store.url}`);
+        await new Promise<void>((resolve) => {
+          process.once('SIGTERM', resolve);
+          process.once('SIGINT', resolve);
+        });
+        await worker.stop();
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('signal <job> <name>'))
+    .description("send a signal to a job's hook")
+    .option('--data <json>', 'signal data as JSON')
+    .option('--json', 'print the outcome as JSON')
+    .action(
+      withStore(async (store, opts, job: string, name: string) => {
+        const data = (parseJsonArgument(opts.data as string | undefined, '--data') ?? null) as Json;
+        const outcome = await new Client(store).signal(job, name, data);
+        if (opts.json) printJson(output, outcome);
+        else output.out(`signal ${name} ${outcome.status}`);
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('status <job>'))
+    .description('show a job: state, collation key, activities')
+    .option('--json', 'print the job as JSON')
+    .action(
+      withStore(async (store, opts, job: string) => {
+        const view = await new Client(store).status(job);
+        if (opts.json) printJson(output, view);
+        else output.out(formatJobView(view));
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('result <job>'))
+    .description("print a job's output; exit 0 iff it succeeded")
+    .option('--wait', 'wait for the job to end')
+    .option('--timeout <ms>', 'with --wait, give up after this many ms')
+    .option('--json', 'print the job as JSON')
+    .action(
+      withStore(async (store, opts, jobId: string) => {
+        const job = await new Client(store).result(jobId, {
+          wait: Boolean(opts.wait),
+          ...(opts.timeout ? { timeoutMs: positiveInt(opts.timeout as string, '--timeout') } : {}),
+        });
+        if (opts.json) printJson(output, job);
+        else if (job.state === 'SUCCESS') output.out(JSON.stringify(job.output));
+        else output.out(`${job.state}${job.error ? `: ${job.error.message}` : ''}`);
+        return job.state === 'SUCCESS'
+          ? 0
+          : job.state === 'RUNNING' || job.state === 'PENDING'
+            ? 3
+            : 1;
+      }),
+    );
+
+  storeOption(program.command('list'))
+    .description('list jobs, oldest first')
+    .option('--state <state>', `only jobs in this state (${FLOW_STATES.join(', ')})`)
+    .option('--workflow <id>', 'only jobs of this workflow')
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--json', 'print a JSON array of jobs')
+    .action(
+      withStore(async (store, opts) => {
+        const state = opts.state as string | undefined;
+        if (state !== undefined && !FLOW_STATES.includes(state as FlowState)) {
+          throw new ValidationError(`must be one of ${FLOW_STATES.join(', ')}`, `--state ${state}`);
+        }
+        const jobs = await new Client(store).list({
+          ...(state ? { state: state as FlowState } : {}),
+          ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
+          limit: positiveInt(opts.limit as string, '--limit'),
+        });
+        if (opts.json) printJson(output, jobs);
+        else for (const job of jobs) output.out(formatJobLine(job));
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('cancel <job>'))
+    .description('cancel a running job')
+    .option('--json', 'print the job as JSON')
+    .action(
+      withStore(async (store, opts, jobId: string) => {
+        const job = await new Client(store).cancel(jobId);
+        if (opts.json) printJson(output, job);
+        else output.out(`${job.id} ${job.state}`);
+        return 0;
+      }),
+    );
+
+  return program;
+}
+
+function positiveInt(value: string, option: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new ValidationError(`must be a positive integer, got ${JSON.stringify(value)}`, option);
+  return n;
+}
+
+function reportError(output: Output, error: unknown, json: boolean): number {
+  if (json)
+    printJson(output, {
+      error: error instanceof WeftError ? error.toJSON() : toErrorRecord(error),
+    });
+  else if (error instanceof WeftError) output.err(`error: ${error.message}`);
+  else
+    output.err(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return 1;
+}
+
+/** Runs the CLI with `argv` (as process.argv); resolves to the exit code. */
+export async function main(argv: string[], output: Output = processOutput): Promise<number> {
+  let code = 0;
+  const program = buildProgram(output, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  return code;
+}

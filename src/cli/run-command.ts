@@ -1,0 +1,88 @@
+/**
+ * `weft run <file>`: deploys the file and the workflows it awaits, starts one job, runs
+ * an in-process worker until the job ends, and prints it. While it runs, each new
+ * collation key is printed, so a person watches the job move. Exit 0 iff SUCCESS.
+ */
+
+import { Client } from '../client/client.js';
+import { ValidationError } from '../core/errors.js';
+import type { Json } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { Worker } from '../worker/worker.js';
+import { loadHandlers } from './handlers-module.js';
+import { parseJsonArgument } from './json-argument.js';
+import { formatJobView, type Output, printJson } from './print.js';
+import { readWorkflowWithDependencies } from './workflow-files.js';
+
+/** Options of `weft run`. */
+export interface RunOptions {
+  input?: string;
+  handlers?: string;
+  json?: boolean;
+  id?: string;
+  concurrency?: string;
+}
+
+/** Runs `weft run`; returns the exit code. */
+export async function runCommand(
+  store: Store,
+  file: string,
+  options: RunOptions,
+  output: Output,
+): Promise<number> {
+  const files = readWorkflowWithDependencies(file);
+  const input = parseJsonArgument(options.input, '--input') ?? null;
+  const handlers = await loadHandlers(options.handlers);
+  for (const f of files) {
+    for (const activity of Object.values(f.compiled.activities)) {
+      const task = activity.kind === 'task' ? (activity.task ?? activity.id) : undefined;
+      if (task !== undefined && !handlers[task]) {
+        throw new ValidationError(
+          `activity ${activity.id} runs task ${JSON.stringify(task)}, but ${options.handlers ? `the handlers module ${options.handlers} has no such export key` : 'no --handlers module was given'}`,
+          `${f.path}${activity.line ? `:${activity.line}` : ''}`,
+        );
+      }
+    }
+  }
+  const client = new Client(store);
+  for (const f of files) await client.deploy(f.compiled, f.text);
+  const root = files[0]?.compiled.workflow as string;
+  const job = await client.start(root, input as Json, options.id ? { id: options.id } : {});
+  let last = '';
+  const show = async () => {
+    if (options.json) return;
+    const view = await client.status(job.id);
+    const key = view.children.length ? (view.compositional ?? '') : (view.collation ?? '');
+    if (key !== last) {
+      last = key;
+      output.out(`${key}  ${view.state}`);
+    }
+  };
+  if (!options.json) output.out(`job ${job.id}  ${root}`);
+  await show();
+  let showing: Promise<void> = Promise.resolve();
+  const worker = new Worker({
+    store,
+    handlers,
+    concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    onCommit: () => {
+      showing = showing.then(show).catch(() => {});
+    },
+  });
+  const stop = () => void worker.stop();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await worker.start();
+    await client.result(job.id, { wait: true });
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await worker.stop();
+    await showing;
+  }
+  const view = await client.status(job.id);
+  if (options.json) printJson(output, view);
+  else output.out(`\n${formatJobView(view)}`);
+  return view.state === 'SUCCESS' ? 0 : 1;
+}

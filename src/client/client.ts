@@ -1,0 +1,164 @@
+/**
+ * The client API: deploy workflows, start jobs, signal them, read their status, wait for
+ * their result, cancel them, list them. It talks only to the store; workers do the work.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Clock, SystemClock } from '../core/clock.js';
+import { NotFoundError, TimeoutError, ValidationError } from '../core/errors.js';
+import { createIdGenerator } from '../core/ids.js';
+import { isFinalFlowState } from '../core/states.js';
+import { signalKey } from '../engine/activities/hook.js';
+import { GraphEngine } from '../engine/graph-engine.js';
+import { loadWorkflow } from '../engine/loaded-workflow.js';
+import { startGraphJob } from '../engine/start-job.js';
+import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
+import { validateJobInput } from '../graph/job-input.js';
+import type { DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
+import type { SignalOutcome, Store } from '../store/store.js';
+import { type JobView, jobView } from './job-view.js';
+
+/** Options of a client. */
+export interface ClientOptions {
+  clock?: Clock;
+}
+
+/** How to start a job. */
+export interface StartOptions {
+  /** A custom job id: starting the same id again returns the existing job. */
+  id?: string;
+  /** A workflow version (default: the newest deployed). */
+  version?: number;
+}
+
+/** Talks to a store on behalf of a user. */
+export class Client {
+  readonly clock: Clock;
+  private readonly newId: () => string;
+  private readonly engine: GraphEngine;
+
+  constructor(
+    readonly store: Store,
+    options: ClientOptions = {},
+  ) {
+    this.clock = options.clock ?? new SystemClock();
+    this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
+    this.engine = new GraphEngine({ clock: this.clock });
+  }
+
+  /** Stores a compiled graph workflow as a version (the same content again is a no-op). */
+  deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<DefinitionRecord> {
+    return this.store.putDefinition({
+      workflow: compiled.workflow,
+      version: compiled.version,
+      model: 'graph',
+      definition: compiled as unknown as Json,
+      source,
+    });
+  }
+
+  /**
+   * Starts a job of a deployed workflow. The input is checked against the workflow's
+   * input schema first; a job whose input fails is refused with a ValidationError.
+   */
+  async start(
+    workflow: string,
+    input: Json = null,
+    options: StartOptions = {},
+  ): Promise<JobRecord> {
+    const record = await this.store.getDefinition(workflow, options.version);
+    if (!record) {
+      throw new NotFoundError(
+        'workflow',
+        options.version ? `${workflow}@${options.version}` : workflow,
+      );
+    }
+    if (record.model !== 'graph') {
+      throw new ValidationError(`workflow ${workflow} is a ${record.model} workflow`, workflow);
+    }
+    const compiled = record.definition as unknown as CompiledWorkflow;
+    validateJobInput(compiled, input);
+    const wf = loadWorkflow(compiled);
+    const id = options.id ?? this.newId();
+    const { job } = await this.store.transaction((tx) =>
+      startGraphJob(tx, { id, wf, input, now: this.clock.now() }),
+    );
+    return job;
+  }
+
+  /**
+   * Sends a signal to a job's hook. When the hook is not waiting yet, the signal is kept
+   * and delivered when it starts waiting.
+   */
+  async signal(jobId: string, name: string, data: Json = null): Promise<SignalOutcome> {
+    const job = await this.store.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    if (isFinalFlowState(job.state)) {
+      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, `signal ${name}`);
+    }
+    return this.store.deliverSignal(signalKey(jobId, name), data);
+  }
+
+  /** The job's current view: state, collation key, activities, children. */
+  async status(jobId: string): Promise<JobView> {
+    return this.store.transaction(async (tx) => {
+      const job = await tx.getJob(jobId);
+      if (!job) throw new NotFoundError('job', jobId);
+      return (await jobView(tx, this.engine, job)).view;
+    });
+  }
+
+  /** Reads a job; with `wait`, resolves once it has ended (woken by the store's notice). */
+  async result(
+    jobId: string,
+    options: { wait?: boolean; timeoutMs?: number } = {},
+  ): Promise<JobRecord> {
+    const read = async () => {
+      const job = await this.store.getJob(jobId);
+      if (!job) throw new NotFoundError('job', jobId);
+      return job;
+    };
+    let job = await read();
+    if (!options.wait || isFinalFlowState(job.state)) return job;
+    let wake: () => void = () => {};
+    const unsubscribe = await this.store.subscribe({ kind: 'job', id: jobId }, () => wake());
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    try {
+      for (;;) {
+        job = await read();
+        if (isFinalFlowState(job.state)) return job;
+        const left = deadline - Date.now();
+        if (left <= 0)
+          throw new TimeoutError(`job ${jobId} did not end within ${options.timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 5000));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      await unsubscribe();
+    }
+  }
+
+  /** Cancels a running job (and its running children): it ends in FAILURE with a Cancelled error. */
+  async cancel(jobId: string): Promise<JobRecord> {
+    const job = await this.store.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    if (isFinalFlowState(job.state)) return job;
+    await this.store.setJobState(jobId, job.state, 'FAILURE', {
+      error: { name: 'Cancelled', code: 'CANCELLED', message: `job ${jobId} was cancelled` },
+      finishedAt: this.clock.now(),
+    });
+    for (const child of await this.store.listJobs({ parentId: jobId, limit: 1000 })) {
+      await this.cancel(child.id);
+    }
+    return (await this.store.getJob(jobId)) as JobRecord;
+  }
+
+  /** Lists jobs. */
+  list(filter: JobFilter = {}): Promise<JobRecord[]> {
+    return this.store.listJobs(filter);
+  }
+}

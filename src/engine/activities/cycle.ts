@@ -1,0 +1,50 @@
+/**
+ * cycle: re-enters its ancestor in a new dimensional thread (seed 001), up to `max`
+ * times over the job's life. Each re-entry moves every activity downstream of the
+ * ancestor that has finished back to pending (an add per digit) and enqueues the
+ * ancestor in dimension `<cycle>#<n>`, where semaphores and join counters start fresh.
+ * Once `max` is reached the cycle completes and its own transitions fire.
+ */
+import { COLLATION_DIGITS } from '../../core/collation-digits.js';
+import { finishActivity } from '../finish-activity.js';
+import { enter } from '../transitions.js';
+import type { ActivityKind } from './activity-kind.js';
+
+const FINISHED = new Set<number>([
+  COLLATION_DIGITS.completed,
+  COLLATION_DIGITS.errored,
+  COLLATION_DIGITS.released,
+  COLLATION_DIGITS.skipped,
+]);
+
+/** The cycle kind's Leg1. */
+export const cycle: ActivityKind = {
+  async enter(step, address) {
+    const activity = step.activity(address.a);
+    await step.move(address.a, COLLATION_DIGITS.started);
+    const iteration = await step.tx.addCounter(
+      { job: step.job.id, activity: address.a, field: 'iterations' },
+      1n,
+    );
+    const max = BigInt(activity.max ?? 100);
+    if (iteration > max) {
+      await finishActivity(step, address, {
+        outcome: 'success',
+        output: { iterations: Number(iteration - 1n) },
+      });
+      return;
+    }
+    await step.move(address.a, COLLATION_DIGITS.completed);
+    await step.tx.putActivity({
+      job: step.job.id,
+      activity: address.a,
+      dimension: address.d,
+      status: 'SUCCESS',
+      output: { iteration: Number(iteration) },
+    });
+    for (const id of step.wf.reentered.get(address.a) ?? []) {
+      if (FINISHED.has(await step.digit(id))) await step.move(id, COLLATION_DIGITS.pending);
+    }
+    enter(step, activity.ancestor as string, `${address.a}#${iteration}`);
+  },
+};

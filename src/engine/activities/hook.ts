@@ -1,0 +1,88 @@
+/**
+ * hook: pauses until a named signal arrives. Leg1 starts and completes it and leaves it
+ * paused (9→8→6→5) with a signal waiter registered, plus a durable timer when it has a
+ * timeout. The signal is Leg2: released (5→4) with the signal's data as output. A
+ * timeout that wins is also Leg2: released, taking `on: timeout` transitions.
+ */
+import { COLLATION_DIGITS } from '../../core/collation-digits.js';
+import type { Json } from '../../store/records.js';
+import { finishActivity } from '../finish-activity.js';
+import { beginLeg2, endLeg2 } from '../legs.js';
+import { type ActivityAddress, ENGINE_STREAM, type SignalMessage } from '../messages.js';
+import type { Step } from '../step.js';
+import type { ActivityKind } from './activity-kind.js';
+
+/** The signal key a hook waits on: one signal name per job. */
+export function signalKey(job: string, signal: string): string {
+  return `${job}:${signal}`;
+}
+
+function timerKey(address: ActivityAddress): string {
+  return `hook:${address.job}:${address.a}:${address.d}`;
+}
+
+/** The hook kind's Leg1. */
+export const hook: ActivityKind = {
+  async enter(step, address) {
+    const activity = step.activity(address.a);
+    await step.move(address.a, COLLATION_DIGITS.started);
+    await step.move(address.a, COLLATION_DIGITS.completed);
+    await step.move(address.a, COLLATION_DIGITS.paused);
+    await step.tx.putActivity({
+      job: step.job.id,
+      activity: address.a,
+      dimension: address.d,
+      status: 'RUNNING',
+    });
+    const payload = { k: 'signal', ...address } as unknown as Json;
+    await step.tx.registerWaiter({
+      key: signalKey(step.job.id, activity.signal ?? activity.id),
+      job: step.job.id,
+      message: { stream: ENGINE_STREAM, job: step.job.id, payload },
+    });
+    if (activity.timeoutMs !== undefined) {
+      await step.tx.scheduleTimer({
+        key: timerKey(address),
+        at: step.clock.now() + activity.timeoutMs,
+        message: {
+          stream: ENGINE_STREAM,
+          job: step.job.id,
+          payload: { k: 'timeout', ...address } as unknown as Json,
+        },
+      });
+    }
+  },
+};
+
+/** Leg2 of a hook: its signal arrived. False when Leg2 was already closed. */
+export async function respondSignal(step: Step, message: SignalMessage): Promise<boolean> {
+  const address = { job: message.job, a: message.a, d: message.d };
+  if ((await beginLeg2(step, address)) === undefined) return false;
+  await endLeg2(step, address, 'final');
+  if (step.activity(address.a).timeoutMs !== undefined)
+    await step.tx.cancelTimer(timerKey(address));
+  await finishActivity(step, address, {
+    outcome: 'success',
+    output: message.signal ?? null,
+    digit: COLLATION_DIGITS.released,
+  });
+  return true;
+}
+
+/** Leg2 of a hook: its timeout elapsed first. False when Leg2 was already closed. */
+export async function respondHookTimeout(step: Step, address: ActivityAddress): Promise<boolean> {
+  if ((await beginLeg2(step, address)) === undefined) return false;
+  await endLeg2(step, address, 'final');
+  const activity = step.activity(address.a);
+  await step.tx.removeWaiter(signalKey(step.job.id, activity.signal ?? activity.id));
+  await finishActivity(step, address, {
+    outcome: 'timeout',
+    digit: COLLATION_DIGITS.released,
+    error: {
+      name: 'TimeoutError',
+      code: 'TIMEOUT',
+      message: `hook ${activity.id} got no ${JSON.stringify(activity.signal ?? activity.id)} signal within ${activity.timeoutMs} ms`,
+    },
+  });
+  return true;
+}

@@ -1,0 +1,107 @@
+/**
+ * task: sends its input to a worker handler by name. Leg1 starts it (9→8) and enqueues
+ * the work; each worker response is a Leg2 input. A failed attempt with attempts left is
+ * a `pending` response that re-enqueues the work after the retry backoff; the final
+ * result closes Leg2 and ends the activity.
+ */
+import { COLLATION_DIGITS } from '../../core/collation-digits.js';
+import type { RetryPolicy } from '../../graph/compiled-workflow.js';
+import type { Json } from '../../store/records.js';
+import { finishActivity } from '../finish-activity.js';
+import { beginLeg2, endLeg2 } from '../legs.js';
+import { type TaskMessage, type TaskResponse, taskStream } from '../messages.js';
+import type { Step } from '../step.js';
+import { handles } from '../transitions.js';
+import type { ActivityKind } from './activity-kind.js';
+
+/** The delay before attempt `next` (2 = the first retry). */
+export function retryDelay(policy: RetryPolicy | undefined, next: number): number {
+  if (!policy) return 0;
+  const raw = policy.backoffMs * policy.factor ** Math.max(0, next - 2);
+  return Math.min(policy.maxDelayMs, raw);
+}
+
+function sendTask(step: Step, message: TaskMessage, availableAt?: number) {
+  step.send({
+    stream: taskStream(message.task),
+    job: message.job,
+    payload: message as unknown as Json,
+    ...(availableAt !== undefined ? { availableAt } : {}),
+  });
+}
+
+/** The task kind's Leg1. */
+export const task: ActivityKind = {
+  async enter(step, address) {
+    const activity = step.activity(address.a);
+    await step.move(address.a, COLLATION_DIGITS.started);
+    const input = activity.input
+      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
+      : step.job.input;
+    await step.tx.putActivity({
+      job: step.job.id,
+      activity: address.a,
+      dimension: address.d,
+      status: 'RUNNING',
+      input,
+      attempt: 1,
+    });
+    sendTask(step, {
+      ...address,
+      task: activity.task ?? activity.id,
+      input,
+      attempt: 1,
+      ...(activity.timeoutMs !== undefined ? { timeoutMs: activity.timeoutMs } : {}),
+    });
+  },
+};
+
+/** Leg2 of a task: one worker response. Returns false when Leg2 was already closed. */
+export async function respondTask(step: Step, response: TaskResponse): Promise<boolean> {
+  const address = { job: response.job, a: response.a, d: response.d };
+  if ((await beginLeg2(step, address)) === undefined) return false;
+  const activity = step.activity(response.a);
+  const attempts = activity.retry?.attempts ?? 1;
+  if (response.status === 'pending') {
+    await step.tx.putActivity({ ...record(step, response), output: response.output ?? null });
+    await endLeg2(step, address, 'pending');
+    return true;
+  }
+  if (response.status === 'error' && response.attempt < attempts) {
+    const stored = await step.tx.getActivity(step.job.id, response.a, response.d);
+    const next = response.attempt + 1;
+    await step.tx.putActivity({
+      ...record(step, response),
+      attempt: next,
+      error: response.error ?? null,
+    });
+    sendTask(
+      step,
+      {
+        ...address,
+        task: activity.task ?? activity.id,
+        input: stored?.input ?? null,
+        attempt: next,
+        ...(activity.timeoutMs !== undefined ? { timeoutMs: activity.timeoutMs } : {}),
+      },
+      step.clock.now() + retryDelay(activity.retry, next),
+    );
+    await endLeg2(step, address, 'pending');
+    return true;
+  }
+  await endLeg2(step, address, 'final');
+  if (response.status === 'success') {
+    await finishActivity(step, address, { outcome: 'success', output: response.output ?? null });
+  } else {
+    const outcome = response.timedOut && handles(step, response.a, 'timeout') ? 'timeout' : 'error';
+    await finishActivity(step, address, {
+      outcome,
+      ...(response.error ? { error: response.error } : {}),
+    });
+  }
+  return true;
+}
+
+function record(step: Step, response: TaskResponse) {
+  return { job: step.job.id, activity: response.a, dimension: response.d };
+}

@@ -1,0 +1,58 @@
+/**
+ * Ends an activity in one dimension: its digit moves, its output or error is stored, and
+ * its outgoing transitions settle. An error or timeout with no transition to take is
+ * recorded on the job, which then ends in FAILURE once nothing is active.
+ */
+import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
+import type { TransitionOn } from '../graph/compiled-workflow.js';
+import type { ErrorRecord, Json } from '../store/records.js';
+import type { ActivityAddress } from './messages.js';
+import type { Step } from './step.js';
+import { handles, settleOutgoing } from './transitions.js';
+
+/** How an activity ended. */
+export interface ActivityEnd {
+  outcome: TransitionOn;
+  output?: Json;
+  error?: ErrorRecord;
+  /** The digit it ends on (default: 6 on success, 7 on error, 4 on timeout of a paused hook). */
+  digit?: CollationDigit;
+}
+
+/** Ends an activity and settles its transitions. */
+export async function finishActivity(
+  step: Step,
+  address: ActivityAddress,
+  end: ActivityEnd,
+): Promise<void> {
+  const digit =
+    end.digit ??
+    (end.outcome === 'success' ? COLLATION_DIGITS.completed : COLLATION_DIGITS.errored);
+  await step.move(address.a, digit);
+  const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
+  await step.tx.putActivity({
+    job: step.job.id,
+    activity: address.a,
+    dimension: address.d,
+    status,
+    output: end.output ?? null,
+    error: end.error ?? null,
+  });
+  step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
+  if (end.outcome !== 'success' && !handles(step, address.a, end.outcome)) {
+    await recordUnhandled(step, address, end.error);
+  }
+  await settleOutgoing(step, address.a, address.d, end.outcome);
+}
+
+async function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
+  if (step.job.error) return;
+  const record: ErrorRecord = {
+    name: error?.name ?? 'ActivityError',
+    message: `activity ${address.a} failed: ${error?.message ?? 'unknown error'}`,
+    activity: address.a,
+    ...(error?.code ? { code: error.code } : {}),
+  };
+  step.job.error = record;
+  await step.tx.updateJob(step.job.id, { error: record });
+}

@@ -1,0 +1,163 @@
+/**
+ * The graph interpreter. It is stateless: every call takes a store transaction and one
+ * message, locks the job, runs one step, and leaves everything it decided in that
+ * transaction. Any process can run any step of any job.
+ */
+import { type Clock, SystemClock } from '../core/clock.js';
+import { isComplete } from '../core/collation.js';
+import { toErrorRecord, ValidationError } from '../core/errors.js';
+import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
+import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import type { ActivityKind } from './activities/activity-kind.js';
+import { makeAwait, respondChild } from './activities/await.js';
+import { cycle } from './activities/cycle.js';
+import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
+import { respondWake, sleep } from './activities/sleep.js';
+import { respondTask, task } from './activities/task.js';
+import { trigger } from './activities/trigger.js';
+import { beginLeg1, endLeg1 } from './legs.js';
+import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
+import { ENGINE_STREAM, type EngineMessage, type TaskResponse } from './messages.js';
+import { Step } from './step.js';
+
+/** What one step did, for the worker's bookkeeping and tests. */
+export interface StepResult {
+  /** `ran`: the step did its work; `duplicate`: the semaphore refused it; `dropped`: the job is gone or over. */
+  status: 'ran' | 'duplicate' | 'dropped';
+  /** The job ended in this step, in this state. */
+  ended?: JobRecord['state'];
+}
+
+/** Options of the graph engine. */
+export interface GraphEngineOptions {
+  clock?: Clock;
+}
+
+/** Runs graph-workflow steps. */
+export class GraphEngine {
+  readonly clock: Clock;
+  private readonly cache = new WorkflowCache();
+  private readonly kinds: Record<CompiledWorkflow['activities'][string]['kind'], ActivityKind>;
+
+  constructor(options: GraphEngineOptions = {}) {
+    this.clock = options.clock ?? new SystemClock();
+    const loadLatest = async (step: Step, workflow: string): Promise<LoadedWorkflow> => {
+      const record = await step.tx.getDefinition(workflow);
+      if (!record)
+        throw new ValidationError(
+          `workflow ${JSON.stringify(workflow)} is not deployed`,
+          `activity await`,
+        );
+      return this.cache.get(step.tx, workflow, record.version);
+    };
+    this.kinds = { trigger, task, hook, sleep, await: makeAwait(loadLatest), cycle };
+  }
+
+  /** The loaded form of a stored workflow version. */
+  workflow(tx: StoreTx, workflow: string, version: number): Promise<LoadedWorkflow> {
+    return this.cache.get(tx, workflow, version);
+  }
+
+  /** Runs one engine-stream message. */
+  async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
+    return this.run(tx, message.job, async (step) => {
+      const address = { job: message.job, a: message.a, d: message.d };
+      switch (message.k) {
+        case 'enter': {
+          if (!(await beginLeg1(step, address))) return false;
+          await this.kinds[step.activity(address.a).kind].enter(step, address);
+          await endLeg1(step, address);
+          return true;
+        }
+        case 'signal':
+          return respondSignal(step, message);
+        case 'timeout':
+          return respondHookTimeout(step, address);
+        case 'wake':
+          return respondWake(step, address);
+        case 'child':
+          return respondChild(step, message);
+        default:
+          throw new ValidationError(
+            `unknown engine message ${JSON.stringify(message)}`,
+            ENGINE_STREAM,
+          );
+      }
+    });
+  }
+
+  /** Runs one task response (Leg2 of a task). */
+  async respond(tx: StoreTx, response: TaskResponse): Promise<StepResult> {
+    return this.run(tx, response.job, (step) => respondTask(step, response));
+  }
+
+  private async run(
+    tx: StoreTx,
+    jobId: string,
+    body: (step: Step) => Promise<boolean>,
+  ): Promise<StepResult> {
+    const job = await tx.lockJob(jobId);
+    if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
+    const wf = await this.cache.get(tx, job.workflow, job.version);
+    const step = new Step(tx, job, wf, this.clock);
+    if (!(await body(step))) return { status: 'duplicate' };
+    const key = await step.flush();
+    if (!isComplete(wf.layout, key)) return { status: 'ran' };
+    return { status: 'ran', ended: await this.finishJob(step) };
+  }
+
+  private async finishJob(step: Step): Promise<JobRecord['state']> {
+    const { job, wf } = step;
+    let error: ErrorRecord | null = job.error;
+    let output: Json = null;
+    if (!error) {
+      try {
+        output = wf.compiled.output
+          ? await step.evaluate(wf.compiled.output, 'workflow output')
+          : await defaultOutput(step);
+      } catch (cause) {
+        error = toErrorRecord(cause) as ErrorRecord;
+      }
+    }
+    const state = error ? 'FAILURE' : 'SUCCESS';
+    await step.tx.setJobState(job.id, 'RUNNING', state, {
+      output,
+      error,
+      finishedAt: this.clock.now(),
+    });
+    const parent = (
+      job.context as { parent?: { job: string; activity: string; dimension: string } } | null
+    )?.parent;
+    if (parent) {
+      await step.tx.append([
+        {
+          stream: ENGINE_STREAM,
+          job: parent.job,
+          payload: {
+            k: 'child',
+            job: parent.job,
+            a: parent.activity,
+            d: parent.dimension,
+            child: job.id,
+          },
+        },
+      ]);
+    }
+    return state;
+  }
+}
+
+/** With no `output:` expression, a job's output maps each finished leaf activity to its output. */
+async function defaultOutput(step: Step): Promise<Json> {
+  const data = await step.data();
+  const out: Record<string, Json> = {};
+  for (const id of step.wf.compiled.order) {
+    if ((step.wf.outgoing.get(id) ?? []).length > 0) continue;
+    const entry = data[id] as { status?: string; output?: Json } | undefined;
+    if (entry?.status === 'SUCCESS') out[id] = entry.output ?? null;
+  }
+  return out;
+}
+
+export { loadWorkflow };

@@ -1,0 +1,67 @@
+/**
+ * The messages the graph engine and its workers exchange over store streams. All are
+ * plain JSON. Engine messages go to the {@link ENGINE_STREAM}; task messages go to one
+ * stream per handler name ({@link taskStream}).
+ */
+import type { ErrorRecord, Json } from '../store/records.js';
+
+/** The stream every graph-engine step message goes to. */
+export const ENGINE_STREAM = 'engine';
+
+/** The stream a task handler's work goes to. */
+export function taskStream(task: string): string {
+  return `task:${task}`;
+}
+
+/** Addresses one activity of one job in one dimensional thread. */
+export interface ActivityAddress {
+  job: string;
+  /** Activity id. */
+  a: string;
+  /** Dimension (`''` for the first pass, `<cycle>#<n>` inside the n-th re-entry). */
+  d: string;
+}
+
+/** Leg1: run an activity (its transition fired, or the job started, or a cycle re-entered it). */
+export interface EnterMessage extends ActivityAddress {
+  k: 'enter';
+}
+
+/** Leg2 of a task: a worker's response. */
+export interface TaskResponse extends ActivityAddress {
+  status: 'pending' | 'success' | 'error';
+  attempt: number;
+  output?: Json;
+  error?: ErrorRecord;
+  /** The final failure was a timeout (takes `on: timeout` transitions). */
+  timedOut?: boolean;
+}
+
+/** Leg2 of a hook: its signal arrived (the store adds `signal` with the data). */
+export interface SignalMessage extends ActivityAddress {
+  k: 'signal';
+  signal?: Json;
+}
+
+/** A durable timer fired: a sleep ended or a hook's timeout elapsed. */
+export interface TimerMessage extends ActivityAddress {
+  k: 'wake' | 'timeout';
+}
+
+/** Leg2 of an await: the child job ended. */
+export interface ChildMessage extends ActivityAddress {
+  k: 'child';
+  child: string;
+}
+
+/** Any message on the engine stream. */
+export type EngineMessage = EnterMessage | SignalMessage | TimerMessage | ChildMessage;
+
+/** A unit of work for a task handler. */
+export interface TaskMessage extends ActivityAddress {
+  task: string;
+  input: Json;
+  attempt: number;
+  /** Per-attempt timeout, when the activity has one. */
+  timeoutMs?: number;
+}

@@ -1,0 +1,137 @@
+/**
+ * One engine step: everything the engine does for one message, inside one store
+ * transaction with the job locked. Collation moves are checked against the current key
+ * and folded into a single atomic add when the step ends; child messages are appended
+ * in the same transaction (chain of custody).
+ */
+import type { Clock } from '../core/clock.js';
+import { checkedDeltaTo, digitOf } from '../core/collation.js';
+import type { CollationDigit } from '../core/collation-digits.js';
+import { ValidationError, WeftError } from '../core/errors.js';
+import type { CompiledActivity } from '../graph/compiled-workflow.js';
+import { evaluateExpression } from '../graph/expressions.js';
+import type { JobRecord, Json, NewMessage } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import type { LoadedWorkflow } from './loaded-workflow.js';
+import { ENGINE_STREAM, type EngineMessage } from './messages.js';
+
+/** The job-level counter holding the collation key. */
+export const COLLATION_FIELD = 'collation';
+
+/** What a step tells its caller once it has run. */
+export interface StepOutcome {
+  /** The job ended in this step. */
+  ended: boolean;
+}
+
+/** The per-step context shared by every activity kind. */
+export class Step {
+  private key: bigint | undefined;
+  private delta = 0n;
+  private readonly messages: NewMessage[] = [];
+  private expressionData: Record<string, Json> | undefined;
+
+  constructor(
+    readonly tx: StoreTx,
+    readonly job: JobRecord,
+    readonly wf: LoadedWorkflow,
+    readonly clock: Clock,
+  ) {}
+
+  /** The activity definition, by id. */
+  activity(id: string): CompiledActivity {
+    const activity = this.wf.compiled.activities[id];
+    if (!activity) {
+      throw new ValidationError(
+        `unknown activity ${JSON.stringify(id)} in ${this.job.workflow}@${this.job.version}`,
+        `job ${this.job.id}`,
+      );
+    }
+    return activity;
+  }
+
+  /** The collation key as this step sees it (stored value plus this step's moves). */
+  async collation(): Promise<bigint> {
+    if (this.key === undefined) {
+      this.key = (await this.tx.getCounter({ job: this.job.id, field: COLLATION_FIELD })) ?? 0n;
+    }
+    return this.key + this.delta;
+  }
+
+  /** The current digit of an activity. */
+  async digit(activity: string): Promise<CollationDigit> {
+    return digitOf(this.wf.layout, await this.collation(), activity);
+  }
+
+  /**
+   * Moves an activity's digit, checked: a move not allowed from its current digit throws
+   * InvalidStateError. The add is folded into the step's single collation add.
+   */
+  async move(activity: string, to: CollationDigit): Promise<void> {
+    this.delta += checkedDeltaTo(this.wf.layout, await this.collation(), activity, to);
+  }
+
+  /** Queues an engine message for this job. */
+  sendEngine(message: EngineMessage): void {
+    this.messages.push({
+      stream: ENGINE_STREAM,
+      job: message.job,
+      payload: message as unknown as Json,
+    });
+  }
+
+  /** Queues any message. */
+  send(message: NewMessage): void {
+    this.messages.push(message);
+  }
+
+  /** The data expressions see: `{ input, <activity>: { output, error, status } }`. */
+  async data(): Promise<Record<string, Json>> {
+    if (!this.expressionData) {
+      const data: Record<string, Json> = { input: this.job.input };
+      const records = await this.tx.listActivities(this.job.id);
+      records.sort((x, y) => x.updatedAt - y.updatedAt);
+      for (const r of records) {
+        data[r.activity] = { output: r.output, error: r.error as Json, status: r.status };
+      }
+      this.expressionData = data;
+    }
+    return this.expressionData;
+  }
+
+  /** Records an activity's output so later expressions in this step see it. */
+  remember(activity: string, value: { output?: Json; error?: Json; status: string }): void {
+    if (this.expressionData) {
+      this.expressionData[activity] = {
+        output: value.output ?? null,
+        error: value.error ?? null,
+        status: value.status,
+      };
+    }
+  }
+
+  /** Evaluates a JSONata expression over this job's data. */
+  async evaluate(expression: string, where: string): Promise<Json> {
+    return evaluateExpression(expression, await this.data(), where, { now: this.clock.now() });
+  }
+
+  /** Applies the folded collation add and appends queued messages; returns the new key. */
+  async flush(): Promise<bigint> {
+    if (this.messages.length) await this.tx.append(this.messages.splice(0));
+    if (this.delta === 0n) return this.collation();
+    const expected = await this.collation();
+    const stored = await this.tx.addCounter(
+      { job: this.job.id, field: COLLATION_FIELD },
+      this.delta,
+    );
+    if (stored !== expected) {
+      throw new WeftError(
+        'INTERNAL',
+        `collation key of job ${this.job.id} changed while the job was locked`,
+      );
+    }
+    this.key = stored;
+    this.delta = 0n;
+    return stored;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What happens after an activity ends: its outgoing transitions are settled — taken or
+ * not — and each target learns whether it runs, waits, or is skipped.
+ *
+ * Every target keeps one counter per dimension that packs two numbers: how many of its
+ * incoming transitions have settled, and how many of those were taken. `join: all`
+ * enters the target when all have settled and at least one was taken; `join: any`
+ * enters it at the first taken one. When all settled and none was taken, the target is
+ * skipped (digit 3) and its own outgoing transitions settle as not taken, so the skip
+ * spreads to everything only it reaches (seed 000, Example 2).
+ */
+import { COLLATION_DIGITS } from '../core/collation-digits.js';
+import type { TransitionOn } from '../graph/compiled-workflow.js';
+import type { Step } from './step.js';
+
+/** Packs "taken" into the high part of the settle counter. */
+const TAKEN = 1_000_000n;
+
+function isTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  return Boolean(value);
+}
+
+/** Settles every outgoing transition of `from` after it ended with `outcome`. */
+export async function settleOutgoing(
+  step: Step,
+  from: string,
+  dimension: string,
+  outcome: TransitionOn,
+): Promise<void> {
+  for (const t of step.wf.outgoing.get(from) ?? []) {
+    let taken = t.on === outcome;
+    if (taken && t.when !== undefined) {
+      taken = isTruthy(await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`));
+    }
+    await settle(step, t.to, dimension, taken);
+  }
+}
+
+/** True when `from` has an outgoing transition for this outcome. */
+export function handles(step: Step, from: string, outcome: TransitionOn): boolean {
+  return (step.wf.outgoing.get(from) ?? []).some((t) => t.on === outcome);
+}
+
+async function settle(step: Step, target: string, dimension: string, taken: boolean) {
+  const activity = step.activity(target);
+  const total = BigInt(step.wf.incoming.get(target)?.length ?? 0);
+  const value = await step.tx.addCounter(
+    { job: step.job.id, activity: target, dimension, field: 'settled' },
+    taken ? TAKEN + 1n : 1n,
+  );
+  const settled = value % TAKEN;
+  const takenCount = value / TAKEN;
+  const allSettled = settled >= total;
+  if (activity.join === 'any') {
+    if (taken && takenCount === 1n) enter(step, target, dimension);
+    else if (allSettled && takenCount === 0n) await skip(step, target, dimension);
+    return;
+  }
+  if (!allSettled) return;
+  if (takenCount > 0n) enter(step, target, dimension);
+  else await skip(step, target, dimension);
+}
+
+/** Queues Leg1 of an activity. */
+export function enter(step: Step, activity: string, dimension: string): void {
+  step.sendEngine({ k: 'enter', job: step.job.id, a: activity, d: dimension });
+}
+
+/** Skips an activity (9→3) and settles everything after it as not taken. */
+export async function skip(step: Step, activity: string, dimension: string): Promise<void> {
+  await step.move(activity, COLLATION_DIGITS.skipped);
+  await step.tx.putActivity({
+    job: step.job.id,
+    activity,
+    dimension,
+    status: 'IGNORE',
+  });
+  step.remember(activity, { status: 'IGNORE' });
+  for (const t of step.wf.outgoing.get(activity) ?? []) {
+    await settle(step, t.to, dimension, false);
+  }
+}

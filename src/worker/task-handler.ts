@@ -1,0 +1,26 @@
+/**
+ * What a user writes for a task: an async function from input to output, given a
+ * context with an idempotency key and an abort signal.
+ */
+import type { Json } from '../store/records.js';
+
+/** What a handler is told about the work it runs. */
+export interface TaskContext {
+  /** `<job>:<activity>:<dimension>:<attempt>`: the same for a re-run of the same attempt. */
+  idempotencyKey: string;
+  job: string;
+  activity: string;
+  dimension: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Aborted when the attempt times out, the lease is lost or the worker shuts down. */
+  signal: AbortSignal;
+  /** Streams a `pending` result (Leg2 stays open); the final return value closes it. */
+  progress(output: Json): Promise<void>;
+}
+
+/** A task handler. Its return value must be JSON-safe. */
+export type TaskHandler = (input: Json, context: TaskContext) => Promise<unknown> | unknown;
+
+/** Handlers by task name: the default export of a handlers module. */
+export type TaskHandlers = Record<string, TaskHandler>;

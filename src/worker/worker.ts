@@ -1,0 +1,179 @@
+/**
+ * A worker process's engine room. It runs three loops against one store: engine steps
+ * (claimed in batches from the engine streams), task handlers (claimed from the task
+ * streams it has handlers for) and timers (due wake-ups moved into their streams). Idle
+ * loops park until a store notice says there is work. Any number of workers, in any
+ * number of processes, can share one store.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Clock, SystemClock } from '../core/clock.js';
+import { toErrorRecord } from '../core/errors.js';
+import { GraphEngine } from '../engine/graph-engine.js';
+import { ENGINE_STREAM, type EngineMessage } from '../engine/messages.js';
+import type { ErrorRecord } from '../store/records.js';
+import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
+import { TaskRunner } from './task-runner.js';
+import { WakeUp } from './wake-up.js';
+import { stderrLogger, type WorkerOptions } from './worker-options.js';
+
+/** An engine stream and what runs its messages. */
+export interface EngineRoute {
+  stream: string;
+  handle: MessageHandler;
+}
+
+/** Runs engine steps, task handlers and timers until stopped. */
+export class Worker {
+  readonly store: Store;
+  readonly consumer: string;
+  readonly graph: GraphEngine;
+  private readonly clock: Clock;
+  private readonly settings: ProcessorSettings;
+  private readonly tasks: TaskRunner;
+  private readonly routes: EngineRoute[];
+  private readonly idleMs: number;
+  private readonly graceMs: number;
+  private readonly concurrency: number;
+  private readonly engineWake = new WakeUp();
+  private readonly taskWake = new WakeUp();
+  private readonly timerWake = new WakeUp();
+  private loops: Promise<void>[] = [];
+  private stopping = false;
+  private started = false;
+
+  constructor(options: WorkerOptions) {
+    this.store = options.store;
+    this.clock = options.clock ?? new SystemClock();
+    this.consumer =
+      options.consumer ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.settings = {
+      store: options.store,
+      consumer: this.consumer,
+      leaseMs: options.leaseMs ?? 30_000,
+      batchSize: options.batchSize ?? 64,
+      maxDeliveries: options.maxDeliveries ?? 10,
+      logger: options.logger ?? stderrLogger,
+      onCommit: options.onCommit,
+    };
+    this.idleMs = options.idleMs ?? 1000;
+    this.graceMs = options.graceMs ?? 10_000;
+    this.concurrency = options.concurrency ?? 10;
+    this.graph = new GraphEngine({ clock: this.clock });
+    this.routes = [
+      {
+        stream: ENGINE_STREAM,
+        handle: async (tx, message) => {
+          await this.graph.handle(tx, message.payload as unknown as EngineMessage);
+        },
+      },
+    ];
+    this.tasks = new TaskRunner(
+      this.settings,
+      options.handlers ?? {},
+      (tx, response) => this.graph.respond(tx, response),
+      this.concurrency,
+      this.clock,
+      () => this.taskWake.wake(),
+    );
+  }
+
+  /** Adds an engine stream (the code-first engine registers its own). */
+  route(route: EngineRoute): this {
+    if (this.started) throw new Error('add routes before start()');
+    this.routes.push(route);
+    return this;
+  }
+
+  /** Starts the loops. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.engineWake.listen(
+      this.store,
+      this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),
+    );
+    await this.taskWake.listen(
+      this.store,
+      this.tasks.taskStreams.map((name) => ({ kind: 'stream' as const, name })),
+    );
+    this.loops = [
+      this.loop('engine', () => this.engineTurn(), this.engineWake),
+      ...(this.tasks.taskStreams.length
+        ? [this.loop('tasks', () => this.taskTurn(), this.taskWake)]
+        : []),
+      this.loop('timers', () => this.timerTurn(), this.timerWake),
+    ];
+  }
+
+  private async loop(
+    name: string,
+    turn: () => Promise<number | 'idle'>,
+    wake: WakeUp,
+  ): Promise<void> {
+    while (!this.stopping) {
+      let result: number | 'idle';
+      try {
+        result = await turn();
+      } catch (error) {
+        if (this.stopping) break;
+        this.settings.logger.error(`${name} loop`, toErrorRecord(error) as ErrorRecord);
+        await wake.wait(Math.min(this.idleMs, 250));
+        continue;
+      }
+      if (result === 0 || result === 'idle') await wake.wait(this.waitFor(name));
+    }
+  }
+
+  private waitFor(name: string): number {
+    return name === 'timers' ? Math.min(this.idleMs, this.nextTimerWait) : this.idleMs;
+  }
+
+  private nextTimerWait = 250;
+
+  private async engineTurn(): Promise<number> {
+    let total = 0;
+    for (const route of this.routes)
+      total += await processBatch(this.settings, route.stream, route.handle);
+    return total;
+  }
+
+  private async taskTurn(): Promise<number | 'idle'> {
+    if (this.tasks.busy >= this.concurrency) return 'idle';
+    return this.tasks.fill();
+  }
+
+  private async timerTurn(): Promise<number> {
+    const next = await this.store.nextTimerAt();
+    const now = this.clock.now();
+    if (next === undefined || next > now) {
+      this.nextTimerWait = next === undefined ? this.idleMs : Math.max(1, next - now);
+      return 0;
+    }
+    const fired = await this.store.fireDueTimers(now, 256);
+    return fired.length;
+  }
+
+  /**
+   * Stops: no new claims; running handlers get `graceMs` to finish, then are aborted and
+   * their messages given back; results already in are committed.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.engineWake.wake();
+    this.taskWake.wake();
+    this.timerWake.wake();
+    await this.tasks.drain(this.graceMs);
+    await Promise.all(this.loops);
+    await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
+  }
+
+  /** Runs one engine message in a transaction: for tests that inject messages by hand. */
+  async runEngineMessage(tx: StoreTx, message: StreamMessage): Promise<void> {
+    const route = this.routes.find((r) => r.stream === message.stream);
+    if (route) await route.handle(tx, message);
+  }
+}
