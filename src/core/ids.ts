@@ -43,7 +43,11 @@ export function createIdGenerator(clock: Clock, randomBytes: RandomBytes): () =>
   return () => {
     const time = clock.now();
     if (time <= lastTime) {
-      lastRandom = incrementBase32(lastRandom);
+      const next = incrementBase32(lastRandom);
+      // The random part wrapped (all Z): move the time part on one millisecond instead,
+      // so ids keep increasing.
+      if (next < lastRandom) lastTime += 1;
+      lastRandom = next;
       return encodeTime(lastTime) + lastRandom;
     }
     const bytes = randomBytes(RANDOM_LENGTH);

@@ -45,3 +45,12 @@ describe('ids', () => {
     }
   });
 });
+
+describe('id overflow within one millisecond', () => {
+  it('keeps increasing when the random part wraps', () => {
+    const next = createIdGenerator(new SimulatedClock(1_000), (n) => new Uint8Array(n).fill(31));
+    const first = next();
+    const second = next();
+    expect(second > first).toBe(true);
+  });
+});
