@@ -31,7 +31,7 @@ export async function runCommand(
   output: Output,
 ): Promise<number> {
   const files = readWorkflowWithDependencies(file);
-  const input = parseJsonArgument(options.input, '--input') ?? null;
+  const input = parseJsonArgument(options.input, '--input') ?? {};
   const handlers = await loadHandlers(options.handlers);
   for (const f of files) {
     for (const activity of Object.values(f.compiled.activities)) {

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
+import { compileWorkflow } from '../graph/compile-workflow.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
-import { compileWorkflow } from '../graph/compiler.js';
 
 const EXTENSIONS = ['.yaml', '.yml', '.json'];
 

@@ -17,6 +17,11 @@ export interface TaskContext {
   signal: AbortSignal;
   /** Streams a `pending` result (Leg2 stays open); the final return value closes it. */
   progress(output: Json): Promise<void>;
+  /**
+   * Sends a signal to a hook of a job (this job when `job` is absent). A signal sent
+   * before the hook waits is kept and delivered when it starts waiting.
+   */
+  sendSignal(name: string, data?: Json, job?: string): Promise<void>;
 }
 
 /** A task handler. Its return value must be JSON-safe. */

@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { LeaseLostError, TimeoutError, toErrorRecord } from '../core/errors.js';
+import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
@@ -130,6 +131,9 @@ export class TaskRunner {
             attempt: task.attempt,
             signal: controller.signal,
             progress: (value) => this.progress(base, value),
+            sendSignal: async (name, data = null, job = task.job) => {
+              await this.settings.store.deliverSignal(signalKey(job, name), data);
+            },
           }),
         ),
         timeout,

@@ -1,0 +1,19 @@
+/**
+ * weft's public API.
+ */
+
+export { Client, type ClientOptions, type StartOptions } from './client/client.js';
+export type { ActivityView, JobView } from './client/job-view.js';
+export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
+export * from './core/errors.js';
+export type { FlowState, TaskState } from './core/states.js';
+export { type CompileOptions, compileWorkflow } from './graph/compile-workflow.js';
+export type { CompiledWorkflow } from './graph/compiled-workflow.js';
+export { openStore } from './store/open-store.js';
+export type * from './store/records.js';
+export type { Notice, Store, StoreTx } from './store/store.js';
+export type { StoreOptions } from './store/store-options.js';
+export { DEFAULT_STORE_URL, parseStoreUrl } from './store/url.js';
+export type { TaskContext, TaskHandler, TaskHandlers } from './worker/task-handler.js';
+export { Worker } from './worker/worker.js';
+export type { WorkerLogger, WorkerOptions } from './worker/worker-options.js';
