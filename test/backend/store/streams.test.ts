@@ -1,0 +1,217 @@
+/** Conformance: streams — claims, leases, acks, releases, dead letters. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../../src/core/clock.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
+import { openTestStore } from '../../support/store-under-test.js';
+
+let clock: SimulatedClock;
+let store: Store;
+let url: string;
+let close: () => Promise<void>;
+beforeEach(async () => {
+  clock = new SimulatedClock();
+  ({ store, url, close } = await openTestStore({ clock }));
+});
+afterEach(async () => close());
+
+const appendN = (n: number, stream = 's') =>
+  store.append(Array.from({ length: n }, (_, i) => ({ stream, payload: { n: i }, job: 'j' })));
+
+describe('append, peek and count', () => {
+  it('returns ids in order and keeps messages until acked', async () => {
+    const ids = await appendN(3);
+    await store.append([{ stream: 'other', payload: 'x' }]);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    const peeked = await store.peek('s');
+    expect(peeked.map((m) => m.id)).toEqual(ids);
+    expect(peeked[0]).toMatchObject({
+      stream: 's',
+      payload: { n: 0 },
+      job: 'j',
+      deliveries: 0,
+      consumer: null,
+      leaseUntil: null,
+      createdAt: clock.now(),
+      availableAt: clock.now(),
+    });
+    expect(await store.countMessages('s')).toBe(3);
+    expect(await store.countMessages()).toBe(4);
+    expect(await store.peek('s', 2)).toHaveLength(2);
+  });
+});
+
+describe('claim', () => {
+  it('claims the oldest messages first with a lease', async () => {
+    const ids = await appendN(5);
+    const claimed = await store.claim('s', { consumer: 'c1', max: 3, leaseMs: 1000 });
+    expect(claimed.map((m) => m.id)).toEqual(ids.slice(0, 3));
+    expect(claimed[0]).toMatchObject({
+      consumer: 'c1',
+      deliveries: 1,
+      leaseUntil: clock.now() + 1000,
+      payload: { n: 0 },
+    });
+    expect((await store.claim('s', { consumer: 'c1', leaseMs: 1000 })).map((m) => m.id)).toEqual([
+      ids[3],
+    ]);
+  });
+
+  it('two consumers never hold the same message', async () => {
+    await appendN(20);
+    const a = await store.claim('s', { consumer: 'a', max: 7, leaseMs: 1000 });
+    const b = await store.claim('s', { consumer: 'b', max: 7, leaseMs: 1000 });
+    const c = await store.claim('s', { consumer: 'c', max: 10, leaseMs: 1000 });
+    const all = [...a, ...b, ...c].map((m) => m.id);
+    expect(all).toHaveLength(20);
+    expect(new Set(all).size).toBe(20);
+    expect(await store.claim('s', { consumer: 'd', max: 10, leaseMs: 1000 })).toEqual([]);
+  });
+
+  it('concurrent claims from separately opened stores are disjoint', async () => {
+    await appendN(200);
+    const others = await Promise.all(Array.from({ length: 4 }, () => openStore(url, { clock })));
+    try {
+      const held: string[] = [];
+      await Promise.all(
+        others.map(async (other, i) => {
+          for (;;) {
+            const got = await other.claim('s', { consumer: `c${i}`, max: 7, leaseMs: 60_000 });
+            if (got.length === 0) return;
+            held.push(...got.map((m) => m.id));
+          }
+        }),
+      );
+      expect(held).toHaveLength(200);
+      expect(new Set(held).size).toBe(200);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('does not deliver a message before its availableAt', async () => {
+    await store.append([{ stream: 's', payload: 'later', availableAt: clock.now() + 500 }]);
+    expect(await store.claim('s', { consumer: 'c', leaseMs: 100 })).toEqual([]);
+    await clock.advance(500);
+    expect(await store.claim('s', { consumer: 'c', leaseMs: 100 })).toHaveLength(1);
+  });
+
+  it('claims nothing with max 0 and nothing from an empty stream', async () => {
+    await appendN(1);
+    expect(await store.claim('s', { consumer: 'c', max: 0, leaseMs: 100 })).toEqual([]);
+    expect(await store.claim('empty', { consumer: 'c', leaseMs: 100 })).toEqual([]);
+  });
+});
+
+describe('leases', () => {
+  it('an expired lease is delivered again, and the old holder can no longer ack', async () => {
+    const [id] = await appendN(1);
+    await store.claim('s', { consumer: 'first', leaseMs: 1000 });
+    expect(await store.claim('s', { consumer: 'second', leaseMs: 1000 })).toEqual([]);
+    await clock.advance(1000);
+    const [again] = await store.claim('s', { consumer: 'second', leaseMs: 1000 });
+    expect(again).toMatchObject({ id, consumer: 'second', deliveries: 2 });
+    expect(await store.ack('s', id as string, 'first')).toBe(false);
+    expect(await store.ack('s', id as string, 'second')).toBe(true);
+    expect(await store.ack('s', id as string, 'second')).toBe(false);
+    expect(await store.countMessages('s')).toBe(0);
+  });
+
+  it('ack checks the stream and rejects ids that are not message ids', async () => {
+    const [id] = await appendN(1);
+    await store.claim('s', { consumer: 'c', leaseMs: 1000 });
+    expect(await store.ack('elsewhere', id as string, 'c')).toBe(false);
+    expect(await store.ack('s', 'not-an-id', 'c')).toBe(false);
+    expect(await store.countMessages('s')).toBe(1);
+  });
+
+  it('extendLease keeps a message held past its first lease', async () => {
+    const [id] = (await appendN(1)) as [string];
+    await store.claim('s', { consumer: 'c', leaseMs: 1000 });
+    await clock.advance(900);
+    expect(await store.extendLease('s', [id, '999999'], 'c', 1000)).toEqual([id]);
+    await clock.advance(900);
+    expect(await store.claim('s', { consumer: 'other', leaseMs: 1000 })).toEqual([]);
+    expect(await store.extendLease('s', [id], 'other', 1000)).toEqual([]);
+    expect((await store.peek('s'))[0]?.leaseUntil).toBe(clock.now() - 900 + 1000);
+    expect(await store.ack('s', id, 'c')).toBe(true);
+  });
+
+  it('release gives a message back, claimable after its delay', async () => {
+    const [id] = (await appendN(1)) as [string];
+    await store.claim('s', { consumer: 'c', leaseMs: 10_000 });
+    expect(await store.release('s', id, 'someone-else')).toBe(false);
+    expect(await store.release('s', id, 'c', 500)).toBe(true);
+    expect((await store.peek('s'))[0]).toMatchObject({ consumer: null, leaseUntil: null });
+    expect(await store.claim('s', { consumer: 'c', leaseMs: 1000 })).toEqual([]);
+    await clock.advance(500);
+    const [again] = await store.claim('s', { consumer: 'd', leaseMs: 1000 });
+    expect(again).toMatchObject({ id, deliveries: 2, consumer: 'd' });
+    expect(await store.release('s', id, 'd')).toBe(true);
+    expect(await store.claim('s', { consumer: 'e', leaseMs: 1000 })).toHaveLength(1);
+  });
+
+  it('reclaimExpired frees expired leases so the old holder loses them', async () => {
+    const [a, b] = (await appendN(2)) as [string, string];
+    await store.claim('s', { consumer: 'c', leaseMs: 1000, max: 1 });
+    await clock.advance(500);
+    await store.claim('s', { consumer: 'c', leaseMs: 1000, max: 1 });
+    await clock.advance(600);
+    expect(await store.reclaimExpired('s')).toEqual({ reclaimed: 1, deadLettered: 0 });
+    expect(await store.ack('s', a, 'c')).toBe(false);
+    expect(await store.ack('s', b, 'c')).toBe(true);
+    expect(await store.reclaimExpired('s')).toEqual({ reclaimed: 0, deadLettered: 0 });
+  });
+
+  it('remove deletes messages whoever holds them', async () => {
+    const ids = await appendN(3);
+    await store.claim('s', { consumer: 'c', leaseMs: 1000 });
+    expect(await store.remove('s', [ids[0] as string, ids[2] as string, 'bogus'])).toBe(2);
+    expect(await store.remove('other', [ids[1] as string])).toBe(0);
+    expect((await store.peek('s')).map((m) => m.id)).toEqual([ids[1]]);
+  });
+});
+
+describe('dead letters', () => {
+  it('a message past maxDeliveries is dead-lettered, listed, and can be requeued', async () => {
+    const [id] = (await appendN(1)) as [string];
+    await store.append([{ stream: 'other', payload: 'keep' }]);
+    for (let i = 1; i <= 2; i++) {
+      const [m] = await store.claim('s', { consumer: 'c', leaseMs: 100, maxDeliveries: 2 });
+      expect(m).toMatchObject({ id, deliveries: i });
+      await clock.advance(100);
+    }
+    expect(await store.claim('s', { consumer: 'c', leaseMs: 100, maxDeliveries: 2 })).toEqual([]);
+    expect(await store.countMessages('s')).toBe(0);
+    const dead = await store.listDeadLetters('s');
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ stream: 's', payload: { n: 0 }, job: 'j', deliveries: 2 });
+    expect(dead[0]?.reason).toMatch(/2/);
+    expect(dead[0]?.deadAt).toBe(clock.now());
+    expect(await store.listDeadLetters()).toHaveLength(1);
+    expect(await store.listDeadLetters('other')).toEqual([]);
+
+    const newId = await store.requeueDeadLetter(dead[0]?.id as string);
+    expect(newId).toBeDefined();
+    expect(await store.listDeadLetters()).toEqual([]);
+    const [back] = await store.claim('s', { consumer: 'c', leaseMs: 100, maxDeliveries: 2 });
+    expect(back).toMatchObject({ id: newId, deliveries: 1, payload: { n: 0 } });
+    expect(await store.requeueDeadLetter(dead[0]?.id as string)).toBeUndefined();
+  });
+
+  it('a held message is not dead-lettered while its lease runs', async () => {
+    await appendN(1);
+    await store.claim('s', { consumer: 'c', leaseMs: 1000 });
+    expect(await store.reclaimExpired('s', { maxDeliveries: 1 })).toEqual({
+      reclaimed: 0,
+      deadLettered: 0,
+    });
+    await clock.advance(1000);
+    expect(await store.reclaimExpired('s', { maxDeliveries: 1 })).toEqual({
+      reclaimed: 0,
+      deadLettered: 1,
+    });
+    expect(await store.listDeadLetters('s')).toHaveLength(1);
+  });
+});
