@@ -1,0 +1,120 @@
+/**
+ * What only the SQLite backend does: where its file goes, how a bad path is reported,
+ * its pragmas, the in-memory store, the schema checks on open, and a notice poll that
+ * never keeps a process alive.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/core/errors.js';
+import { openStore } from '../../src/store/open-store.js';
+import { spawnTestChild } from '../support/child-process.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'weft-sqlite-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function openError(url: string): Promise<StoreError> {
+  const error = await openStore(url).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(StoreError);
+  return error as StoreError;
+}
+
+describe('the SQLite store', () => {
+  it('opens the default ./.weft/weft.db, creating the directory', async () => {
+    const before = process.cwd();
+    process.chdir(dir);
+    try {
+      const store = await openStore();
+      expect(store.dialect).toBe('sqlite');
+      expect(store.url).toBe('sqlite:./.weft/weft.db');
+      await store.close();
+      expect(existsSync(join(dir, '.weft', 'weft.db'))).toBe(true);
+    } finally {
+      process.chdir(before);
+    }
+  });
+
+  it('creates missing directories and uses WAL with the chosen synchronous level', async () => {
+    const file = join(dir, 'a', 'b', 'weft.db');
+    const store = await openStore(`sqlite:${file}`, { synchronous: 'normal' });
+    await store.createJob({ id: 'j', workflow: 'w', version: 1, model: 'graph', input: null });
+    await store.close();
+    const db = new Database(file);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all();
+      expect(tables).toEqual(
+        expect.arrayContaining(['weft_jobs', 'weft_messages', 'weft_migrations', 'weft_timers']),
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a path that is a directory is a StoreError naming it', async () => {
+    const error = await openError(`sqlite:${dir}`);
+    expect(error.message).toContain(dir);
+    expect(error.message).toMatch(/is a directory/);
+  });
+
+  it('a file that is not a SQLite database is a StoreError naming it', async () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'this is not a database, just some text that is long enough. '.repeat(50));
+    const error = await openError(`sqlite:${file}`);
+    expect(error.message).toContain(file);
+    expect(error.message).toMatch(/not a SQLite database/);
+  });
+
+  it('a directory that cannot be created is a StoreError naming the path', async () => {
+    const blocker = join(dir, 'file');
+    writeFileSync(blocker, 'x');
+    const error = await openError(`sqlite:${join(blocker, 'sub', 'weft.db')}`);
+    expect(error.message).toContain(blocker);
+    expect(error.message).toMatch(/cannot create the directory/);
+  });
+
+  it('sqlite::memory: is a private, working store', async () => {
+    const a = await openStore('sqlite::memory:');
+    const b = await openStore('sqlite::memory:');
+    try {
+      await a.append([{ stream: 's', payload: 1 }]);
+      expect(await a.countMessages('s')).toBe(1);
+      expect(await b.countMessages('s')).toBe(0);
+      let woken = false;
+      await a.subscribe({ kind: 'stream', name: 's' }, () => {
+        woken = true;
+      });
+      await a.append([{ stream: 's', payload: 2 }]);
+      expect(woken).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('refuses an unmigrated database when migrations are off', async () => {
+    const file = join(dir, 'empty.db');
+    new Database(file).close();
+    const error = await openStore(`sqlite:${file}`, { migrate: false }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SCHEMA_OUTDATED' });
+    const store = await openStore(`sqlite:${file}`);
+    await store.close();
+    const again = await openStore(`sqlite:${file}`, { migrate: false });
+    await again.close();
+  });
+
+  it('a process with a subscriber and no close still exits on its own', async () => {
+    mkdirSync(join(dir, 'p'));
+    const child = spawnTestChild('subscribe-child.ts', [`sqlite:${join(dir, 'p', 'weft.db')}`]);
+    expect(await child.exited).toBe(0);
+    expect(child.lines).toContain('SUBSCRIBED');
+  }, 60_000);
+});

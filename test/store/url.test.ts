@@ -1,0 +1,68 @@
+/** The store URL parser: what it accepts, and typed errors for what it does not. */
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/core/errors.js';
+import { DEFAULT_STORE_URL, parseStoreUrl } from '../../src/store/url.js';
+
+describe('parseStoreUrl', () => {
+  it('defaults to the embedded SQLite file', () => {
+    expect(DEFAULT_STORE_URL).toBe('sqlite:./.weft/weft.db');
+    expect(parseStoreUrl(undefined)).toEqual({
+      dialect: 'sqlite',
+      path: './.weft/weft.db',
+      memory: false,
+    });
+  });
+
+  it('accepts SQLite paths and memory', () => {
+    expect(parseStoreUrl('sqlite:/tmp/x.db')).toMatchObject({ path: '/tmp/x.db', memory: false });
+    expect(parseStoreUrl('sqlite:///tmp/x.db')).toMatchObject({ path: '/tmp/x.db' });
+    expect(parseStoreUrl('sqlite:data/w.db')).toMatchObject({ path: 'data/w.db' });
+    expect(parseStoreUrl('  sqlite::memory:  ')).toEqual({
+      dialect: 'sqlite',
+      path: ':memory:',
+      memory: true,
+    });
+  });
+
+  it('accepts PostgreSQL URLs, with a pool size, and redacts the password', () => {
+    const url = parseStoreUrl('postgres://weft:secret@db.local:6543/jobs?pool=7');
+    expect(url).toMatchObject({
+      dialect: 'postgres',
+      host: 'db.local',
+      port: 6543,
+      database: 'jobs',
+      poolSize: 7,
+    });
+    if (url.dialect !== 'postgres') throw new Error('expected postgres');
+    expect(url.redacted).not.toContain('secret');
+    expect(url.connectionString).not.toContain('pool=');
+    expect(parseStoreUrl('postgresql://localhost/')).toMatchObject({
+      port: 5432,
+      database: 'postgres',
+      poolSize: undefined,
+    });
+  });
+
+  it.each([
+    ['', /empty/],
+    ['   ', /empty/],
+    ['sqlite:', /no database path/],
+    ['mysql://localhost/db', /unsupported store scheme "mysql:"/],
+    ['redis://localhost', /unsupported store scheme/],
+    ['just-a-path.db', /not a store URL/],
+    ['postgres://localhost/db?pool=0', /pool must be an integer/],
+    ['postgres://localhost/db?pool=abc', /pool must be an integer/],
+    ['postgres://localhost/db?pool=1.5', /pool must be an integer/],
+    ['postgres://[bad', /malformed PostgreSQL URL/],
+  ])('rejects %j with a ValidationError', (text, message) => {
+    let error: unknown;
+    try {
+      parseStoreUrl(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(message);
+    expect((error as ValidationError).where).toBe('store URL');
+  });
+});
