@@ -1,0 +1,69 @@
+/**
+ * Field rules beyond the shape: every JSONata expression parses (the error names the
+ * field, JSONata's message and the position), durations are in range, a retry's cap is
+ * not below its first delay, and `input:` is a valid JSON Schema.
+ */
+import jsonata from 'jsonata';
+import type { Draft } from './draft.js';
+import { DURATION_PATTERN, parseDuration } from './durations.js';
+import { describeJsonataError } from './expressions.js';
+import { checkInputSchema } from './job-input.js';
+import type { ProblemList } from './problem-list.js';
+
+function checkExpression(source: unknown, path: (string | number)[], problems: ProblemList): void {
+  if (typeof source !== 'string' || source.trim() === '') return;
+  try {
+    jsonata(source);
+  } catch (error) {
+    const { message, code, position } = describeJsonataError(error);
+    const field = String(path[path.length - 1]);
+    const at = position !== undefined ? ` at position ${position}` : '';
+    problems.add(path, `bad JSONata in ${field}${at}${code ? ` (${code})` : ''}: ${message}`);
+  }
+}
+
+function checkDuration(value: unknown, path: (string | number)[], problems: ProblemList): void {
+  // Shapes the schema already rejects are reported there; here only out-of-range strings.
+  if (
+    typeof value === 'string' &&
+    DURATION_PATTERN.test(value) &&
+    parseDuration(value) === undefined
+  ) {
+    problems.add(
+      path,
+      `bad duration ${JSON.stringify(value)} in ${String(path[path.length - 1])}: at most 1000d`,
+    );
+  }
+}
+
+/** Checks expressions, durations, retry policies and the input schema. */
+export function checkFields(draft: Draft, document: unknown, problems: ProblemList): void {
+  const root = (document ?? {}) as Record<string, unknown>;
+  for (const { id, kind, fields } of draft.activities.values()) {
+    const at = (...rest: string[]) => ['activities', id, ...rest];
+    if (kind === 'task' || kind === 'await') checkExpression(fields.input, at('input'), problems);
+    for (const field of ['timeout', 'duration'] as const)
+      checkDuration(fields[field], at(field), problems);
+    const retry = fields.retry as Record<string, unknown> | undefined;
+    if (kind === 'task' && retry && typeof retry === 'object') {
+      checkDuration(retry.backoff, at('retry', 'backoff'), problems);
+      checkDuration(retry.maxDelay, at('retry', 'maxDelay'), problems);
+      const backoff = parseDuration(retry.backoff);
+      const maxDelay = parseDuration(retry.maxDelay);
+      if (backoff !== undefined && maxDelay !== undefined && maxDelay < backoff) {
+        problems.add(
+          at('retry', 'maxDelay'),
+          `maxDelay (${maxDelay}ms) is less than backoff (${backoff}ms)`,
+        );
+      }
+    }
+  }
+  for (const t of draft.transitions) checkExpression(t.when, [...t.path, 'when'], problems);
+  if (typeof document === 'object' && document !== null && !Array.isArray(document)) {
+    checkExpression(root.output, ['output'], problems);
+    const input = root.input;
+    if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+      for (const message of checkInputSchema(input)) problems.add(['input'], message);
+    }
+  }
+}
