@@ -61,7 +61,7 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.run(tx, message.job, async (step) => {
+    return this.run(tx, message.job, message.d, async (step) => {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
         case 'enter': {
@@ -89,18 +89,19 @@ export class GraphEngine {
 
   /** Runs one task response (Leg2 of a task). */
   async respond(tx: StoreTx, response: TaskResponse): Promise<StepResult> {
-    return this.run(tx, response.job, (step) => respondTask(step, response));
+    return this.run(tx, response.job, response.d, (step) => respondTask(step, response));
   }
 
   private async run(
     tx: StoreTx,
     jobId: string,
+    dimension: string,
     body: (step: Step) => Promise<boolean>,
   ): Promise<StepResult> {
     const job = await tx.lockJob(jobId);
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
     const wf = await this.cache.get(tx, job.workflow, job.version);
-    const step = new Step(tx, job, wf, this.clock);
+    const step = new Step(tx, job, wf, this.clock, dimension);
     if (!(await body(step))) return { status: 'duplicate' };
     const key = await step.flush();
     if (!isComplete(wf.layout, key)) return { status: 'ran' };

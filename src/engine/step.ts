@@ -10,10 +10,18 @@ import type { CollationDigit } from '../core/collation-digits.js';
 import { ValidationError, WeftError } from '../core/errors.js';
 import type { CompiledActivity } from '../graph/compiled-workflow.js';
 import { evaluateExpression } from '../graph/expressions.js';
-import type { JobRecord, Json, NewMessage } from '../store/records.js';
+import type { ActivityRecord, JobRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /** The job-level counter holding the collation key. */
 export const COLLATION_FIELD = 'collation';
@@ -36,6 +44,8 @@ export class Step {
     readonly job: JobRecord,
     readonly wf: LoadedWorkflow,
     readonly clock: Clock,
+    /** The dimensional thread of the message this step runs; expressions see it first. */
+    readonly dimension = '',
   ) {}
 
   /** The activity definition, by id. */
@@ -85,14 +95,27 @@ export class Step {
     this.messages.push(message);
   }
 
-  /** The data expressions see: `{ input, <activity>: { output, error, status } }`. */
+  /**
+   * The data expressions see: `{ input, <activity>: { output, error, status } }`. When an
+   * activity ran in several dimensional threads (a cycle), the record of this step's own
+   * dimension wins, else the newest one.
+   */
   async data(): Promise<Record<string, Json>> {
     if (!this.expressionData) {
       const data: Record<string, Json> = { input: this.job.input };
       const records = await this.tx.listActivities(this.job.id);
-      records.sort((x, y) => x.updatedAt - y.updatedAt);
+      const rank = (r: ActivityRecord) => [
+        r.dimension === this.dimension ? 1 : 0,
+        r.updatedAt,
+        Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0),
+      ];
+      const best = new Map<string, ActivityRecord>();
       for (const r of records) {
-        data[r.activity] = { output: r.output, error: r.error as Json, status: r.status };
+        const held = best.get(r.activity);
+        if (!held || compareRanks(rank(r), rank(held)) > 0) best.set(r.activity, r);
+      }
+      for (const [activity, r] of best) {
+        data[activity] = { output: r.output, error: r.error as Json, status: r.status };
       }
       this.expressionData = data;
     }

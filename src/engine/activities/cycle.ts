@@ -3,7 +3,8 @@
  * times over the job's life. Each re-entry moves every activity downstream of the
  * ancestor that has finished back to pending (an add per digit) and enqueues the
  * ancestor in dimension `<cycle>#<n>`, where semaphores and join counters start fresh.
- * Once `max` is reached the cycle completes and its own transitions fire.
+ * A loop exits by a conditional transition before its cycle activity; a cycle asked to
+ * re-enter more than `max` times errors instead, taking its `on: error` transition.
  */
 import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import { finishActivity } from '../finish-activity.js';
@@ -28,9 +29,14 @@ export const cycle: ActivityKind = {
     );
     const max = BigInt(activity.max ?? 100);
     if (iteration > max) {
+      // Past its limit a cycle errors; an `on: error` transition is its exit.
       await finishActivity(step, address, {
-        outcome: 'success',
-        output: { iterations: Number(iteration - 1n) },
+        outcome: 'error',
+        error: {
+          name: 'CycleLimitError',
+          code: 'CYCLE_LIMIT',
+          message: `cycle ${activity.id} reached its limit of ${max} re-entries`,
+        },
       });
       return;
     }
