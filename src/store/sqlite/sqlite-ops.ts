@@ -3,7 +3,21 @@
  * each contract method is a synchronous operation run through an `invoke` that decides
  * the transaction around it (its own, or the caller's open one).
  */
-import type { StoreTx } from '../store.js';
+import type { FlowState } from '../../core/states.js';
+import type {
+  ActivityWrite,
+  ClaimOptions,
+  CounterRef,
+  DefinitionRecord,
+  JobFilter,
+  JobPatch,
+  Json,
+  NewJob,
+  NewMessage,
+  NewTimer,
+  NewWaiter,
+  StoreTx,
+} from '../store.js';
 import { SqliteActivities } from './ops/activities.js';
 import type { OpsContext } from './ops/context.js';
 import { SqliteCounters } from './ops/counters.js';
@@ -44,53 +58,113 @@ export type Invoke = <T>(write: boolean, op: () => T) => Promise<T>;
 const R = false;
 const W = true;
 
-/** The contract's methods over `ops`, each run through `invoke`. */
-export function bindStoreTx(ops: SqliteOps, invoke: Invoke): StoreTx {
-  const { jobs, definitions, counters, activities, streams, timers, signals } = ops;
-  return {
-    createJob: (job) => invoke(W, () => jobs.createJob(job)),
-    getJob: (id) => invoke(R, () => jobs.getJob(id)),
-    lockJob: (id) => invoke(W, () => jobs.getJob(id)),
-    setJobState: (id, from, to, patch) => invoke(W, () => jobs.setJobState(id, from, to, patch)),
-    updateJob: (id, patch) => invoke(W, () => jobs.updateJob(id, patch)),
-    listJobs: (filter) => invoke(R, () => jobs.listJobs(filter)),
+/**
+ * The contract's methods over `ops`, each run through `invoke`. A class, so a transaction's
+ * handle is one small object (its methods live on the prototype).
+ */
+export class BoundStoreTx implements StoreTx {
+  constructor(
+    private readonly ops: SqliteOps,
+    private readonly invoke: Invoke,
+  ) {}
 
-    putDefinition: (def) => invoke(W, () => definitions.putDefinition(def)),
-    getDefinition: (workflow, version) =>
-      invoke(R, () => definitions.getDefinition(workflow, version)),
-    listDefinitions: () => invoke(R, () => definitions.listDefinitions()),
-
-    addCounter: (ref, delta, initial) => invoke(W, () => counters.addCounter(ref, delta, initial)),
-    getCounter: (ref) => invoke(R, () => counters.getCounter(ref)),
-    listCounters: (job) => invoke(R, () => counters.listCounters(job)),
-
-    putActivity: (write) => invoke(W, () => activities.putActivity(write)),
-    getActivity: (job, activity, dimension) =>
-      invoke(R, () => activities.getActivity(job, activity, dimension)),
-    listActivities: (job) => invoke(R, () => activities.listActivities(job)),
-
-    append: (messages) => invoke(W, () => streams.append(messages)),
-    claim: (stream, options) => invoke(W, () => streams.claim(stream, options)),
-    ack: (stream, id, consumer) => invoke(W, () => streams.ack(stream, id, consumer)),
-    extendLease: (stream, ids, consumer, leaseMs) =>
-      invoke(W, () => streams.extendLease(stream, ids, consumer, leaseMs)),
-    release: (stream, id, consumer, delayMs) =>
-      invoke(W, () => streams.release(stream, id, consumer, delayMs)),
-    remove: (stream, ids) => invoke(W, () => streams.remove(stream, ids)),
-    reclaimExpired: (stream, options) => invoke(W, () => streams.reclaimExpired(stream, options)),
-    countMessages: (stream) => invoke(R, () => streams.countMessages(stream)),
-    peek: (stream, limit) => invoke(R, () => streams.peek(stream, limit)),
-    listDeadLetters: (stream, limit) => invoke(R, () => streams.listDeadLetters(stream, limit)),
-    requeueDeadLetter: (id) => invoke(W, () => streams.requeueDeadLetter(id)),
-
-    scheduleTimer: (timer) => invoke(W, () => timers.scheduleTimer(timer)),
-    cancelTimer: (key) => invoke(W, () => timers.cancelTimer(key)),
-    fireDueTimers: (now, max) => invoke(W, () => timers.fireDueTimers(now, max)),
-    nextTimerAt: () => invoke(R, () => timers.nextTimerAt()),
-
-    registerWaiter: (waiter) => invoke(W, () => signals.registerWaiter(waiter)),
-    removeWaiter: (key) => invoke(W, () => signals.removeWaiter(key)),
-    deliverSignal: (key, data, options) =>
-      invoke(W, () => signals.deliverSignal(key, data, options)),
-  };
+  createJob(job: NewJob) {
+    return this.invoke(W, () => this.ops.jobs.createJob(job));
+  }
+  getJob(id: string) {
+    return this.invoke(R, () => this.ops.jobs.getJob(id));
+  }
+  lockJob(id: string) {
+    return this.invoke(W, () => this.ops.jobs.getJob(id));
+  }
+  setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch) {
+    return this.invoke(W, () => this.ops.jobs.setJobState(id, from, to, patch));
+  }
+  updateJob(id: string, patch: JobPatch) {
+    return this.invoke(W, () => this.ops.jobs.updateJob(id, patch));
+  }
+  listJobs(filter?: JobFilter) {
+    return this.invoke(R, () => this.ops.jobs.listJobs(filter));
+  }
+  putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
+    return this.invoke(W, () => this.ops.definitions.putDefinition(def));
+  }
+  getDefinition(workflow: string, version?: number) {
+    return this.invoke(R, () => this.ops.definitions.getDefinition(workflow, version));
+  }
+  listDefinitions() {
+    return this.invoke(R, () => this.ops.definitions.listDefinitions());
+  }
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint) {
+    return this.invoke(W, () => this.ops.counters.addCounter(ref, delta, initial));
+  }
+  getCounter(ref: CounterRef) {
+    return this.invoke(R, () => this.ops.counters.getCounter(ref));
+  }
+  listCounters(job: string) {
+    return this.invoke(R, () => this.ops.counters.listCounters(job));
+  }
+  putActivity(write: ActivityWrite) {
+    return this.invoke(W, () => this.ops.activities.putActivity(write));
+  }
+  getActivity(job: string, activity: string, dimension?: string) {
+    return this.invoke(R, () => this.ops.activities.getActivity(job, activity, dimension));
+  }
+  listActivities(job: string) {
+    return this.invoke(R, () => this.ops.activities.listActivities(job));
+  }
+  append(messages: NewMessage[]) {
+    return this.invoke(W, () => this.ops.streams.append(messages));
+  }
+  claim(stream: string, options: ClaimOptions) {
+    return this.invoke(W, () => this.ops.streams.claim(stream, options));
+  }
+  ack(stream: string, id: string, consumer: string) {
+    return this.invoke(W, () => this.ops.streams.ack(stream, id, consumer));
+  }
+  extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
+    return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));
+  }
+  release(stream: string, id: string, consumer: string, delayMs?: number) {
+    return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs));
+  }
+  remove(stream: string, ids: string[]) {
+    return this.invoke(W, () => this.ops.streams.remove(stream, ids));
+  }
+  reclaimExpired(stream: string, options?: { maxDeliveries?: number }) {
+    return this.invoke(W, () => this.ops.streams.reclaimExpired(stream, options));
+  }
+  countMessages(stream?: string) {
+    return this.invoke(R, () => this.ops.streams.countMessages(stream));
+  }
+  peek(stream: string, limit?: number) {
+    return this.invoke(R, () => this.ops.streams.peek(stream, limit));
+  }
+  listDeadLetters(stream?: string, limit?: number) {
+    return this.invoke(R, () => this.ops.streams.listDeadLetters(stream, limit));
+  }
+  requeueDeadLetter(id: string) {
+    return this.invoke(W, () => this.ops.streams.requeueDeadLetter(id));
+  }
+  scheduleTimer(timer: NewTimer) {
+    return this.invoke(W, () => this.ops.timers.scheduleTimer(timer));
+  }
+  cancelTimer(key: string) {
+    return this.invoke(W, () => this.ops.timers.cancelTimer(key));
+  }
+  fireDueTimers(now: number, max?: number) {
+    return this.invoke(W, () => this.ops.timers.fireDueTimers(now, max));
+  }
+  nextTimerAt() {
+    return this.invoke(R, () => this.ops.timers.nextTimerAt());
+  }
+  registerWaiter(waiter: NewWaiter) {
+    return this.invoke(W, () => this.ops.signals.registerWaiter(waiter));
+  }
+  removeWaiter(key: string) {
+    return this.invoke(W, () => this.ops.signals.removeWaiter(key));
+  }
+  deliverSignal(key: string, data: Json, options?: { ttlMs?: number }) {
+    return this.invoke(W, () => this.ops.signals.deliverSignal(key, data, options));
+  }
 }

@@ -21,7 +21,7 @@ import { DataVersionPoller } from './data-version-poller.js';
 import { migrate } from './migrate.js';
 import { AsyncMutex } from './mutex.js';
 import type { Statement } from './ops/context.js';
-import { bindStoreTx, createSqliteOps, type Invoke, type SqliteOps } from './sqlite-ops.js';
+import { BoundStoreTx, createSqliteOps, type Invoke, type SqliteOps } from './sqlite-ops.js';
 
 /** The open transaction a callback runs in. */
 interface TxFrame {
@@ -83,7 +83,7 @@ class SqliteStore {
           () => this.hub.wakeAll(),
         );
     const direct: Invoke = (write, op) => this.direct(write, op);
-    this.store = Object.assign(bindStoreTx(this.ops, direct), {
+    this.store = Object.assign(new BoundStoreTx(this.ops, direct), {
       dialect: 'sqlite' as const,
       url: `sqlite:${url.path}`,
       transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => this.transaction(fn),
@@ -128,12 +128,10 @@ class SqliteStore {
     const outer = txContext.getStore();
     if (outer?.owner === this && outer.active) return this.nested(outer, fn);
     this.assertOpen();
-    const release = await this.mutex.acquire();
+    const release = this.mutex.tryAcquire() ?? (await this.mutex.acquire());
     try {
       this.assertOpen();
-      await retryWhileBusy(() => this.begin.run(), 'begin a transaction').catch((error) => {
-        throw asStoreError(error);
-      });
+      await this.beginWrite();
       const frame: TxFrame = { owner: this, active: true, savepoints: 0 };
       let result: T;
       try {
@@ -151,6 +149,19 @@ class SqliteStore {
     } finally {
       release();
     }
+  }
+
+  /** BEGIN IMMEDIATE: synchronously when the lock is free, else waiting on the event loop. */
+  private beginWrite(): Promise<unknown> | undefined {
+    try {
+      this.begin.run();
+      return undefined;
+    } catch (error) {
+      if (!isBusy(error)) throw asStoreError(error);
+    }
+    return retryWhileBusy(() => this.begin.run(), 'begin a transaction').catch((error) => {
+      throw asStoreError(error);
+    });
   }
 
   private async nested<T>(frame: TxFrame, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -171,7 +182,7 @@ class SqliteStore {
 
   /** The `tx` handed to a callback: runs operations inline while its transaction is open. */
   private txFor(frame: TxFrame): StoreTx {
-    return bindStoreTx(this.ops, <T>(_write: boolean, op: () => T): Promise<T> => {
+    return new BoundStoreTx(this.ops, <T>(_write: boolean, op: () => T): Promise<T> => {
       if (!frame.active) {
         return Promise.reject(
           new StoreError(
