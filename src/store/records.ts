@@ -73,7 +73,10 @@ export interface JobFilter {
   createdBefore?: number;
   /** Page size (default 100). */
   limit?: number;
-  /** Return jobs whose id sorts after this one (keyset paging; ids sort by creation time). */
+  /**
+   * Return jobs that come after this id in the listing's order (keyset paging; ids sort
+   * by creation time): greater ids ascending, smaller ids with `descending`.
+   */
   after?: string;
   /** Newest first when true. */
   descending?: boolean;

@@ -48,11 +48,13 @@ export interface StoreTx {
   /**
    * Compare-and-set of a job's state, checked against the flow machine in core/states:
    * an illegal move throws `InvalidStateError`. Returns false (and writes nothing) when
-   * the stored state is not `from`. A move into a final state notifies `job:<id>` after
-   * commit.
+   * the stored state is not `from`, when the job does not exist, and for a move the
+   * machine does not make (`same`: from === to; `ignored`: a suspend request on an idle
+   * job). A move into a final state stamps `finishedAt` (unless the patch gives it) and
+   * notifies `job:<id>` after commit; a move out of one clears it.
    */
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean>;
-  /** Writes output, error, context or finish time without changing the state. */
+  /** Writes output, error, context or finish time without changing the state; `NotFoundError` when there is no such job. */
   updateJob(id: string, patch: JobPatch): Promise<void>;
   /** Lists jobs by filter, in id (creation) order. */
   listJobs(filter?: JobFilter): Promise<JobRecord[]>;

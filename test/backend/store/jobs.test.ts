@@ -105,6 +105,20 @@ describe('setJobState', () => {
     });
   });
 
+  it('returns false for an ignored move (a suspend request on an idle job)', async () => {
+    await store.createJob(job('j'));
+    expect(await store.setJobState('j', 'PENDING', 'SUSPENDING')).toBe(false);
+    expect((await store.getJob('j'))?.state).toBe('PENDING');
+  });
+
+  it('a move out of a final state clears the finish time', async () => {
+    await store.createJob(job('j', { state: 'RUNNING' }));
+    await store.setJobState('j', 'RUNNING', 'SUCCESS');
+    expect((await store.getJob('j'))?.finishedAt).toBe(START);
+    expect(await store.setJobState('j', 'SUCCESS', 'RUNNING')).toBe(true);
+    expect((await store.getJob('j'))?.finishedAt).toBeNull();
+  });
+
   it('records an error on failure', async () => {
     await store.createJob(job('j', { state: 'RUNNING' }));
     const error = { name: 'Boom', message: 'it broke', code: 'X' };
