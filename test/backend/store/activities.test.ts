@@ -6,12 +6,15 @@ import { openTestStore } from '../../support/store-under-test.js';
 
 let clock: SimulatedClock;
 let store: Store;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   clock = new SimulatedClock();
   ({ store, close } = await openTestStore({ clock }));
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 describe('activities', () => {
   it('upserts, keeping the fields a write leaves out', async () => {

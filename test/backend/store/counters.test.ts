@@ -6,11 +6,14 @@ import { openTestStore } from '../../support/store-under-test.js';
 
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, url, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 describe('counters', () => {
   it('starts at 0, or at `initial` when absent, and returns the new value', async () => {

@@ -5,11 +5,14 @@ import type { Store } from '../../../src/store/store.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 let store: Store;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const def = (workflow: string, version: number, definition: object) => ({
   workflow,

@@ -8,13 +8,16 @@ import { openTestStore } from '../../support/store-under-test.js';
 const START = Date.UTC(2026, 0, 1);
 let clock: SimulatedClock;
 let store: Store;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
   clock = new SimulatedClock(START);
   ({ store, close } = await openTestStore({ clock }));
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   id,

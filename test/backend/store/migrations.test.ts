@@ -14,7 +14,7 @@ let location: TestStoreLocation;
 beforeEach(async () => {
   location = await freshStoreUrl();
 });
-afterEach(async () => location.cleanup());
+afterEach(async () => location?.cleanup());
 
 describe('migrations', () => {
   it('several processes and store instances opening one fresh database at once are safe', async () => {

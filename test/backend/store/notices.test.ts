@@ -12,11 +12,14 @@ import { waitFor } from '../../support/wait-for.js';
 
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, url, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 function counter() {
   const c = { calls: 0, listener: () => void c.calls++ };

@@ -7,12 +7,15 @@ import { openTestStore } from '../../support/store-under-test.js';
 const DAY = 24 * 60 * 60 * 1000;
 let clock: SimulatedClock;
 let store: Store;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   clock = new SimulatedClock();
   ({ store, close } = await openTestStore({ clock }));
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const waiter = (key: string): NewWaiter => ({
   key,

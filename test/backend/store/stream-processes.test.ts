@@ -13,11 +13,14 @@ const WORKERS = 4;
 
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, url, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 it('4 worker processes ack each of 10,000 messages exactly once', async () => {
   await store.transaction(async (tx) => {

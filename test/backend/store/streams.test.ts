@@ -8,12 +8,15 @@ import { openTestStore } from '../../support/store-under-test.js';
 let clock: SimulatedClock;
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   clock = new SimulatedClock();
   ({ store, url, close } = await openTestStore({ clock }));
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const appendN = (n: number, stream = 's') =>
   store.append(Array.from({ length: n }, (_, i) => ({ stream, payload: { n: i }, job: 'j' })));

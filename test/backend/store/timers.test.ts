@@ -7,11 +7,14 @@ import { openTestStore } from '../../support/store-under-test.js';
 const T0 = Date.UTC(2026, 0, 1);
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, url, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const timer = (key: string, at: number, payload: unknown = { key }) => ({
   key,

@@ -8,11 +8,14 @@ import type { Store, StoreTx } from '../../../src/store/store.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 let store: Store;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   ({ store, close } = await openTestStore());
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const ref = { job: 'j', field: 'n' };
 

@@ -14,14 +14,17 @@ import { openTestStore } from '../../support/store-under-test.js';
 let clock: SimulatedClock;
 let store: Store;
 let url: string;
-let close: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeEach(async () => {
   // The clock starts at the real time so leases taken by child processes (on the system
   // clock) can be expired here by advancing it.
   clock = new SimulatedClock(Date.now());
   ({ store, url, close } = await openTestStore({ clock }));
 });
-afterEach(async () => close());
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
 const unitFor = (id: string, consumer: string): UnitOfWork => ({
   ack: { stream: 'work', id, consumer },
