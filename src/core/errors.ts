@@ -225,3 +225,31 @@ export class ExpressionError extends WeftError {
     );
   }
 }
+
+/** A work a code-first workflow waited for (task, child workflow) failed. */
+export class TaskFailedError extends WeftError {
+  constructor(
+    /** `task` or `workflow`. */
+    readonly workType: string,
+    /** The task's or child workflow's name. */
+    readonly workName: string,
+    /** The failure as the worker reported it. */
+    readonly failure: { name: string; message: string; code?: string },
+  ) {
+    super(
+      'TASK_FAILED',
+      `${workType} ${workName} failed: ${failure.name}: ${failure.message}`,
+    );
+  }
+}
+
+/** Code-first workflow code did something replay cannot reproduce (e.g. awaited I/O). */
+export class NonDeterminismError extends WeftError {
+  constructor(
+    message: string,
+    /** The branch whose run misbehaved. */
+    readonly branchKey?: number,
+  ) {
+    super('NON_DETERMINISM', message);
+  }
+}

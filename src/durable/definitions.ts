@@ -1,0 +1,139 @@
+/**
+ * Typed definitions of tasks and code-first workflows. A definition carries its input
+ * and output types, so `await this.execute(charge, { amount: 5 })` inside a workflow is
+ * typed by `charge`'s function, and a parallel `execute([a, x], [b, y])` by the tuple.
+ */
+import { ValidationError } from '../core/errors.js';
+import { toJson } from './stable-json.js';
+import { Workflow } from './workflow.js';
+
+/** Options of a task. */
+export interface TaskOptions {
+  /** After this long running, the runtime reports `onTimeout` (the task may still end). */
+  timeoutMs?: number;
+}
+
+/** A named async function a worker runs. `I` is its input, `O` its (JSON) output. */
+export interface TaskDefinition<I = unknown, O = unknown> {
+  readonly kind: 'task';
+  readonly name: string;
+  readonly run: (input: I) => Promise<O>;
+  readonly timeoutMs?: number;
+}
+
+/** Defines a task. Its input and output must be plain JSON. */
+export function defineTask<I = undefined, O = unknown>(
+  name: string,
+  run: (input: I) => O,
+  options: TaskOptions = {},
+): TaskDefinition<I, Awaited<O>> {
+  if (!name) throw new ValidationError('a task needs a name', 'defineTask');
+  const wrapped = async (input: I): Promise<Awaited<O>> => await run(input);
+  return {
+    kind: 'task',
+    name,
+    run: wrapped,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+}
+
+/** A code-first workflow: `A` are the arguments of `handle`, `O` its result. */
+export interface WorkflowDefinition<A extends unknown[] = unknown[], O = unknown> {
+  readonly kind: 'workflow';
+  readonly name: string;
+  /** Makes a fresh workflow object (its constructor or its object's fields). */
+  readonly create: () => Workflow;
+  /** Type carrier only; never set. */
+  readonly signature?: { call(...input: A): O };
+}
+
+/** The methods a workflow may have. Only `handle` is required. */
+export interface WorkflowMethods {
+  handle(...input: never[]): unknown;
+}
+
+type HandleArgs<T> = T extends { handle(...input: infer A): unknown } ? A : never;
+type HandleOutput<T> = T extends { handle(...input: never[]): infer R } ? Awaited<R> : never;
+
+function classFactory(name: string, workflow: new () => Workflow): () => Workflow {
+  if (!(workflow.prototype instanceof Workflow)) {
+    throw new ValidationError(`workflow class ${workflow.name} must extend Workflow`, name);
+  }
+  return () => new workflow();
+}
+
+function objectFactory(name: string, workflow: object): () => Workflow {
+  const descriptors = Object.getOwnPropertyDescriptors(workflow);
+  for (const [key, d] of Object.entries(descriptors)) {
+    if ('value' in d && typeof d.value !== 'function') toJson(d.value, `${name}.${key}`);
+  }
+  return () => {
+    const target = new Workflow();
+    for (const [key, d] of Object.entries(descriptors)) {
+      const copy =
+        'value' in d && typeof d.value !== 'function'
+          ? { ...d, value: structuredClone(d.value) }
+          : d;
+      Object.defineProperty(target, key, copy);
+    }
+    return target;
+  };
+}
+
+/** Defines a workflow from a class extending {@link Workflow}. */
+export function defineWorkflow<C extends new () => Workflow & WorkflowMethods>(
+  name: string,
+  workflow: C,
+): WorkflowDefinition<HandleArgs<InstanceType<C>>, HandleOutput<InstanceType<C>>>;
+/** Defines a workflow from an object: its data fields are the properties, `this` has the API. */
+export function defineWorkflow<F extends WorkflowMethods>(
+  name: string,
+  workflow: F & ThisType<F & Workflow>,
+): WorkflowDefinition<HandleArgs<F>, HandleOutput<F>>;
+export function defineWorkflow(
+  name: string,
+  workflow: (new () => Workflow) | object,
+): WorkflowDefinition<unknown[], unknown> {
+  if (!name) throw new ValidationError('a workflow needs a name', 'defineWorkflow');
+  const create =
+    typeof workflow === 'function'
+      ? classFactory(name, workflow as new () => Workflow)
+      : objectFactory(name, workflow);
+  const probe = create() as unknown as Record<string, unknown>;
+  if (typeof probe.handle !== 'function') {
+    throw new ValidationError('a workflow needs a handle() method', name);
+  }
+  return { kind: 'workflow', name, create };
+}
+
+/** A task or a workflow: something `execute` and `dispatch` accept. */
+export type AnyWork = TaskDefinition<never, unknown> | WorkflowDefinition<never[], unknown>;
+
+/** The arguments that follow a work in `execute(work, ...args)`. */
+export type WorkArgs<W> =
+  W extends TaskDefinition<infer I, unknown>
+    ? undefined extends I
+      ? [input?: I]
+      : [input: I]
+    : W extends WorkflowDefinition<infer A, unknown>
+      ? A
+      : never;
+
+/** What a work returns. */
+export type WorkOutput<W> =
+  W extends TaskDefinition<never, infer O>
+    ? O
+    : W extends WorkflowDefinition<never[], infer O>
+      ? O
+      : never;
+
+/** One call of a parallel `execute`: the work then its arguments. */
+export type WorkCall<W> = readonly [W, ...WorkArgs<W>];
+
+/** The calls of a parallel `execute`, one per work. */
+export type WorkCalls<T extends readonly unknown[]> = { [K in keyof T]: WorkCall<T[K]> };
+
+/** The outputs of a parallel `execute`, in argument order. */
+export type WorkOutputs<T extends readonly unknown[]> = {
+  -readonly [K in keyof T]: WorkOutput<T[K]>;
+};

@@ -1,0 +1,90 @@
+/**
+ * Effects: what the runtime must do, durably, after an engine function returned a new
+ * instance. The engine never does I/O; it lists the work and the runtime performs it
+ * (in the same transaction as saving the instance, or with the instance saved first).
+ */
+import type { ErrorRecord, Json } from '../store/records.js';
+
+/** Run a task on a worker; report onStart/onSuccess/onFailure/onTimeout with `uuid`. */
+export interface ScheduleTaskEffect {
+  type: 'scheduleTask';
+  uuid: string;
+  hash: string;
+  name: string;
+  input: Json;
+  timeoutMs?: number;
+  branchKey: number;
+  position: string;
+  sync: boolean;
+}
+
+/** Start a child workflow instance; report its end with `uuid` (a good child id). */
+export interface StartChildEffect {
+  type: 'startChild';
+  uuid: string;
+  hash: string;
+  workflow: string;
+  input: Json[];
+  branchKey: number;
+  position: string;
+  sync: boolean;
+}
+
+/** Start a wait's timer (when `at` is set); report `waitElapsed` with `uuid` when due. */
+export interface StartWaitEffect {
+  type: 'startWait';
+  uuid: string;
+  hash: string;
+  at?: number;
+  event?: string;
+}
+
+/** Cancel a wait's timer (released by its event, or the instance ended). */
+export interface CancelWaitEffect {
+  type: 'cancelWait';
+  uuid: string;
+  hash: string;
+}
+
+/** Deliver an event to an instance (possibly this one) as an `onEvent` action. */
+export interface SendEventEffect {
+  type: 'sendEvent';
+  instance: string;
+  name: string;
+  data: Json;
+}
+
+/** The instance completed. */
+export interface FinishedEffect {
+  type: 'finished';
+  output: Json;
+}
+
+/** The instance failed. */
+export interface FailedEffect {
+  type: 'failed';
+  error: ErrorRecord;
+}
+
+/** The instance was terminated. */
+export interface TerminatedEffect {
+  type: 'terminated';
+}
+
+/** The workflow code no longer matches the history; decisions stop until resumed. */
+export interface ModifiedEffect {
+  type: 'modified';
+  error: ErrorRecord;
+}
+
+/** One effect. */
+export type Effect =
+  | ScheduleTaskEffect
+  | StartChildEffect
+  | StartWaitEffect
+  | CancelWaitEffect
+  | SendEventEffect
+  | FinishedEffect
+  | FailedEffect
+  | TerminatedEffect
+  | ModifiedEffect;

@@ -1,0 +1,66 @@
+/**
+ * JSON helpers for code-first workflows: a canonical (key-sorted) serialization used
+ * for hashing and comparing, a strict JSON-safety check for workflow properties and
+ * outputs, and a deep copy. Everything the engine records goes through these, so what
+ * is stored reads back exactly as it was written.
+ */
+import { ValidationError } from '../core/errors.js';
+import type { Json } from '../store/records.js';
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+
+/** Serializes a JSON value with object keys sorted, so equal values give equal text. */
+export function stableStringify(value: Json): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  const parts: string[] = [];
+  for (const key of keys) {
+    const item = value[key];
+    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${stableStringify(item)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** True when two JSON values are deeply equal (object key order ignored). */
+export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  return stableStringify(a) === stableStringify(b);
+}
+
+/** A deep copy of a JSON value. */
+export function cloneJson<T extends Json>(value: T): T {
+  return structuredClone(value);
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Checks that `value` is plain JSON (null, booleans, finite numbers, strings, arrays and
+ * plain objects of those) and returns it typed as {@link Json}. `undefined` inside an
+ * object is dropped, as JSON would. Anything else (a Date, a Map, a class instance,
+ * NaN, a function) throws {@link ValidationError} naming where it was found.
+ */
+export function toJson(value: unknown, where: string): Json {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value;
+    throw new ValidationError(`${value} is not a JSON number`, where);
+  }
+  if (Array.isArray(value)) return value.map((item, i) => toJson(item, `${where}[${i}]`));
+  if (typeof value === 'object' && isPlainObject(value)) {
+    const out: JsonObject = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item !== undefined) out[key] = toJson(item, `${where}.${key}`);
+    }
+    return out;
+  }
+  const kind =
+    typeof value === 'object' ? (value.constructor?.name ?? 'object') : String(typeof value);
+  throw new ValidationError(`a ${kind} is not JSON-safe; use plain data`, where);
+}
