@@ -1,6 +1,8 @@
 /**
  * SQLite migration 0001: the initial schema. Times are epoch milliseconds (INTEGER),
- * JSON values are JSON text, counters are decimal text (arbitrary precision).
+ * JSON values are JSON text, counters are decimal text (arbitrary precision). Tables
+ * whose rows carry JSON documents keep a rowid (large rows); small keyed rows (counters,
+ * timers, waiters) are WITHOUT ROWID.
  */
 import type { Migration } from './index.js';
 
@@ -24,7 +26,7 @@ CREATE TABLE weft_jobs (
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   finished_at INTEGER
-) WITHOUT ROWID;
+);
 CREATE INDEX weft_jobs_state ON weft_jobs (state, id);
 CREATE INDEX weft_jobs_workflow ON weft_jobs (workflow, id);
 CREATE INDEX weft_jobs_parent ON weft_jobs (parent_id, id) WHERE parent_id IS NOT NULL;
@@ -38,7 +40,7 @@ CREATE TABLE weft_definitions (
   source TEXT,
   created_at INTEGER NOT NULL,
   PRIMARY KEY (workflow, version)
-) WITHOUT ROWID;
+);
 
 CREATE TABLE weft_counters (
   job TEXT NOT NULL,
@@ -60,7 +62,7 @@ CREATE TABLE weft_activities (
   attempt INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (job, activity, dimension)
-) WITHOUT ROWID;
+);
 
 CREATE TABLE weft_messages (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
