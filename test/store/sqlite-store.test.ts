@@ -118,3 +118,46 @@ describe('the SQLite store', () => {
     expect(child.lines).toContain('SUBSCRIBED');
   }, 60_000);
 });
+
+describe('SQLite transactions', () => {
+  const ref = { job: 'j', field: 'n' };
+
+  it('run one at a time on a store, even when their callbacks await', async () => {
+    const store = await openStore(`sqlite:${join(dir, 'serial.db')}`);
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.transaction(async (tx) => {
+            const before = (await tx.getCounter(ref)) ?? 0n;
+            await new Promise((done) => setTimeout(done, 1));
+            await tx.addCounter(ref, before + 1n - ((await tx.getCounter(ref)) ?? 0n));
+          }),
+        ),
+      );
+      expect(await store.getCounter(ref)).toBe(20n);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('direct calls inside a callback join it; a nested transaction is a savepoint', async () => {
+    const store = await openStore('sqlite::memory:');
+    try {
+      await store.transaction(async (tx) => {
+        await tx.addCounter(ref, 1n);
+        await store.addCounter(ref, 10n);
+        await store.transaction(async (inner) => inner.addCounter(ref, 100n));
+        await store
+          .transaction(async (inner) => {
+            await inner.addCounter(ref, 1000n);
+            throw new Error('only the savepoint rolls back');
+          })
+          .catch(() => undefined);
+        expect(await tx.getCounter(ref)).toBe(111n);
+      });
+      expect(await store.getCounter(ref)).toBe(111n);
+    } finally {
+      await store.close();
+    }
+  });
+});
