@@ -114,12 +114,17 @@ export async function evaluateExpression(
   const { now, random } = options;
   if (now !== undefined) {
     bindings.millis = () => now;
-    bindings.now = function (this: jsonata.Focus, picture?: string, timezone?: string) {
-      const fromMillis = this?.environment?.lookup('fromMillis') as JsonataFunction | undefined;
-      if ((picture === undefined && timezone === undefined) || !fromMillis?.implementation) {
-        return new Date(now).toISOString();
-      }
-      return fromMillis.implementation.call(this, now, picture, timezone);
+    // A JSONata native function (marked as such) is called with the evaluation focus as
+    // `this`, which lets it format through JSONata's own $fromMillis.
+    bindings.now = {
+      _jsonata_function: true,
+      implementation(this: jsonata.Focus, picture?: string, timezone?: string) {
+        const fromMillis = this.environment.lookup('fromMillis') as JsonataFunction | undefined;
+        if ((picture === undefined && timezone === undefined) || !fromMillis?.implementation) {
+          return new Date(now).toISOString();
+        }
+        return fromMillis.implementation.call(this, now, picture, timezone);
+      },
     };
   }
   if (random) bindings.random = () => random();

@@ -33,14 +33,28 @@ function isJson(value: unknown, depth = 0): boolean {
  */
 export function checkInputSchema(schema: unknown): string[] {
   if (!isJson(schema)) return ['the input schema must be plain JSON'];
+  const text = JSON.stringify(schema);
+  const known = checked.get(text);
+  if (known) return [...known];
+  const problems = schemaProblems(schema as object);
+  if (checked.size >= CHECKED_LIMIT) checked.clear();
+  checked.set(text, problems);
+  return [...problems];
+}
+
+/** Schemas already checked, by their JSON text (compiling one takes milliseconds). */
+const checked = new Map<string, string[]>();
+const CHECKED_LIMIT = 1_000;
+
+function schemaProblems(schema: object): string[] {
   const ajv = newAjv();
-  if (!ajv.validateSchema(schema as object)) {
+  if (!ajv.validateSchema(schema)) {
     return [
       `the input schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'input' })}`,
     ];
   }
   try {
-    ajv.compile(schema as object);
+    ajv.compile(schema);
   } catch (error) {
     return [
       `the input schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,

@@ -63,15 +63,14 @@ function pathAt(root: unknown, offset: number): (string | number)[] {
     if (isMap(node)) {
       for (const pair of node.items) {
         const key = keyOf(pair.key);
-        if (key === undefined) continue;
-        if (contains(pair.key, offset)) {
-          path.push(key);
-          return path;
-        }
-        if (contains(pair.value, offset)) {
-          path.push(key);
-          next = pair.value;
-        }
+        const start = (pair.key as Node | null)?.range?.[0];
+        const end =
+          (pair.value as Node | null)?.range?.[1] ?? (pair.key as Node | null)?.range?.[1];
+        if (key === undefined || start === undefined || end === undefined) continue;
+        if (offset < start || offset >= Math.max(end, start + 1)) continue;
+        path.push(key);
+        if (contains(pair.value, offset)) next = pair.value;
+        break;
       }
     } else if (isSeq(node)) {
       node.items.forEach((item, index) => {
