@@ -1,0 +1,194 @@
+/**
+ * BENCHMARKS.md: the figures of the last run as a markdown table, with everything needed
+ * to read them — date, machine, versions, store and worker settings, sizes, the bar the
+ * issue sets — and each repetition's raw values.
+ */
+import type { SqliteSettings } from './baseline.js';
+import { formatCell, formatNumber } from './format.js';
+import type { MachineInfo } from './machine.js';
+import type { ResultSet, Row } from './results.js';
+import type { Sizes } from './sizes.js';
+import { TARGETS, type TargetName, type WorkerSettings } from './targets.js';
+
+/** What a run was, for the report's header. */
+export interface RunInfo {
+  date: Date;
+  quick: boolean;
+  durationMs: number;
+  command: string;
+  machine: MachineInfo;
+  sizes: Sizes;
+  settings: WorkerSettings;
+  sqlite: SqliteSettings | undefined;
+  postgres: Record<string, string> | undefined;
+  /** Why PostgreSQL was not measured, when it was not. */
+  postgresProblem: string | undefined;
+}
+
+const BAR = [
+  'Measured on this machine kind (2 cores, PostgreSQL 15 on the same machine, fsync on):',
+  '',
+  '- DBOS Transact 5.3: about 1,440 steps/s on the 10-step sequential workflow with 50 concurrent workflows (55 workflows/s); p50 17 ms at concurrency 1.',
+  '- HotMesh 0.3.32 on PostgreSQL: about 6 two-step workflows/s.',
+  "- weft's goal: ten times DBOS on PostgreSQL (≈ 14,400 steps/s at concurrency 50), tens of thousands of steps/s on the embedded store, a one-step workflow's p50 latency under 1 ms embedded and under 5 ms on PostgreSQL — by design, not by weakening durability.",
+];
+
+function table(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+}
+
+function medianOf(row: Row | undefined, target: TargetName): number | undefined {
+  const cell = row?.cells.get(target);
+  return cell?.kind === 'value' ? cell.value : undefined;
+}
+
+function againstTheBar(results: ResultSet): string[] {
+  const find = (id: string, key: string) =>
+    results
+      .rows(results.scenarios.find((s) => s.id === id) ?? results.scenarios[0]!)
+      .find((r) => r.scenario.id === id && r.key === key);
+  const lines: string[] = [];
+  const steps50 = find('linear', 'c50.steps');
+  const p50 = find('latency', 'p50');
+  for (const t of results.targets) {
+    const spec = TARGETS[t];
+    const s = medianOf(steps50, t);
+    const p = medianOf(p50, t);
+    const parts: string[] = [];
+    if (s !== undefined) {
+      parts.push(
+        spec.dialect === 'postgres'
+          ? `10-step workflow at c=50: ${formatNumber(s)} steps/s = ${formatNumber(s / 1440, 2)}× DBOS (goal 10×)`
+          : `10-step workflow at c=50: ${formatNumber(s)} steps/s (goal: tens of thousands)`,
+      );
+    }
+    if (p !== undefined) {
+      const goal = spec.dialect === 'postgres' ? 5 : 1;
+      parts.push(
+        `one-step p50 ${formatNumber(p, 2)} ms (goal < ${goal} ms${p < goal ? ', met' : ', not met'})`,
+      );
+    }
+    if (parts.length) lines.push(`- ${spec.title}: ${parts.join('; ')}.`);
+  }
+  return lines;
+}
+
+function samplesSection(results: ResultSet): string[] {
+  const out: string[] = [];
+  for (const t of results.targets) {
+    const base = results.baseline(t);
+    if (base.length) {
+      out.push(
+        `- ${TARGETS[t].title} baseline writes/s (1 conn / ${base[0]?.connections} conn): ${base.map((b) => `${formatNumber(b.sequential)} / ${formatNumber(b.parallel)}`).join('; ')}`,
+      );
+    }
+  }
+  for (const scenario of results.scenarios) {
+    for (const row of results.rows(scenario)) {
+      const cells = results.targets
+        .map((t) => {
+          const cell = row.cells.get(t);
+          return cell?.kind === 'value'
+            ? `${TARGETS[t].title}: ${cell.samples.map((v) => formatNumber(v, row.digits)).join(', ')}`
+            : undefined;
+        })
+        .filter((c) => c !== undefined);
+      if (cells.length)
+        out.push(`- ${scenario.number}. ${row.label} (${row.unit}) — ${cells.join('; ')}`);
+    }
+  }
+  return out;
+}
+
+/** Renders BENCHMARKS.md. */
+export function renderMarkdown(results: ResultSet, info: RunInfo): string {
+  const { machine, settings, sizes } = info;
+  const header = ['', ...results.targets.map((t) => TARGETS[t].title)];
+  const rows: string[][] = [
+    [`**Baseline: single-row UPDATE transactions**`, ...results.targets.map(() => '')],
+  ];
+  for (const row of results.baselineRows()) {
+    rows.push([row.label, ...results.targets.map((t) => formatCell(row.cells.get(t), 0))]);
+  }
+  for (const scenario of results.scenarios) {
+    if (!scenario.available) {
+      rows.push([
+        `**${scenario.number}. ${scenario.title}**: not available yet`,
+        ...results.targets.map(() => ''),
+      ]);
+      continue;
+    }
+    rows.push([`**${scenario.number}. ${scenario.title}**`, ...results.targets.map(() => '')]);
+    for (const row of results.rows(scenario)) {
+      rows.push([
+        `${row.label} (${row.unit})`,
+        ...results.targets.map((t) => formatCell(row.cells.get(t), row.digits)),
+      ]);
+    }
+  }
+  const errors: string[] = [];
+  for (const scenario of results.scenarios) {
+    for (const t of results.targets) {
+      for (const e of results.errorsOf(scenario, t)) {
+        errors.push(`- ${scenario.number}. ${scenario.title} on ${TARGETS[t].title}: ${e}`);
+      }
+    }
+  }
+  const pgSettings = info.postgres
+    ? Object.entries(info.postgres)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')
+    : `not measured${info.postgresProblem ? ` (${info.postgresProblem})` : ''}`;
+  const sqlite = info.sqlite
+    ? `SQLite ${info.sqlite.version} via better-sqlite3, journal_mode=${info.sqlite.journal_mode}, synchronous=${info.sqlite.synchronous} (the store's default: a commit is durable on power loss), wal_autocheckpoint=${info.sqlite.wal_autocheckpoint} pages`
+    : 'not measured';
+  return [
+    '# weft benchmarks',
+    '',
+    `_Written by \`${info.command}\` on ${info.date.toISOString().slice(0, 16).replace('T', ' ')} UTC in ${formatNumber(info.durationMs / 60_000, 1)} min. ${
+      info.quick
+        ? '**Quick run**: small counts, one repetition — a smoke test, not figures to compare.'
+        : `Full run: every figure is the median of ${sizes.runs} repetitions (scenario 6: ${sizes.idleRuns}).`
+    } Regenerate with \`npm run bench\`; see docs/benchmarks.md for what each scenario measures and how to read the ratios._`,
+    '',
+    '## Machine and settings',
+    '',
+    `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB memory, ${machine.os}.`,
+    `- Node ${machine.node}.`,
+    `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
+    `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
+    `- Workers: concurrency ${settings.concurrency} handlers, engine batch ${settings.batchSize} messages per transaction, lease 30 s; PostgreSQL pool ${settings.workerPool} per worker process, ${settings.driverPool} for the driver. PostgreSQL targets run workers in separate processes (\`bench/worker-process.ts\`); the driver process only starts jobs through the Client and measures.`,
+    '- Handlers are no-ops; every figure is weft plus its store.',
+    '',
+    '## Results',
+    '',
+    'steps/s figures are followed by their ratio to the baseline of the same repetition on the same target (concurrency 1: the one-connection baseline; concurrency 50 and fan-out: the workers’ connection count): how many workflow steps weft completes per raw durable write.',
+    '',
+    ...table(header, rows),
+    '',
+    '## Against the bar',
+    '',
+    ...againstTheBar(results),
+    '',
+    ...BAR,
+    '',
+    '## Sizes',
+    '',
+    ...results.scenarios.flatMap((s) =>
+      s.available
+        ? [`- ${s.number}. ${s.title}: ${s.description} ${(s.notes?.(sizes) ?? []).join('; ')}.`]
+        : [`- ${s.number}. ${s.title}: not available yet (${s.description})`],
+    ),
+    `- Baseline: ${sizes.baselineMs / 1000} s per loop, measured before the scenarios in every repetition on every target.`,
+    ...(errors.length ? ['', '## Errors', '', ...errors] : []),
+    '',
+    '## Every repetition',
+    '',
+    ...samplesSection(results),
+    '',
+  ].join('\n');
+}

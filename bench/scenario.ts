@@ -1,0 +1,54 @@
+/**
+ * What a benchmark scenario is: something that runs on a started target and returns
+ * named figures. The runner repeats it, takes medians and divides steps/s figures by
+ * the baseline measured in the same repetition on the same target.
+ */
+import type { Sizes } from './sizes.js';
+import type { RunningTarget } from './targets.js';
+
+/** One measured number. */
+export interface Figure {
+  /** Stable key within the scenario, e.g. `c50.steps`. */
+  key: string;
+  /** Row label, e.g. `c=50 steps/s`. */
+  label: string;
+  value: number;
+  /** Printed after the value: `jobs/s`, `ms`, `s`, `MB`… */
+  unit: string;
+  /** Decimals to print (default: 0 for values ≥ 100, else 1). */
+  digits?: number;
+  /**
+   * A steps/s figure: also printed divided by the baseline writes/s measured on one
+   * connection (`sequential`) or on the workers' connection count (`parallel`).
+   */
+  ratio?: 'sequential' | 'parallel';
+}
+
+/** What a scenario run gets. */
+export interface ScenarioContext {
+  target: RunningTarget;
+  sizes: Sizes;
+  /** Progress line to stderr. */
+  log(line: string): void;
+}
+
+/** A benchmark scenario. */
+export interface Scenario {
+  /** The issue's number (1–6). */
+  number: number;
+  /** Short id for `--only`, e.g. `linear`. */
+  id: string;
+  title: string;
+  /** What it measures, for BENCHMARKS.md. */
+  description: string;
+  /**
+   * False when the engine it needs is not built yet: the runner prints "not available
+   * yet" for it and runs nothing.
+   */
+  available: boolean;
+  /** How many repetitions it runs (default: `sizes.runs`). */
+  repetitions?(sizes: Sizes): number;
+  /** Lines about its sizes for BENCHMARKS.md (scaled-down counts, budgets). */
+  notes?(sizes: Sizes): string[];
+  run(context: ScenarioContext): Promise<Figure[]>;
+}

@@ -1,0 +1,20 @@
+/**
+ * Every scenario, in the issue's order.
+ */
+import type { Scenario } from '../scenario.js';
+import { codeFirstScenario } from './code-first.js';
+import { fanOutScenario } from './fan-out.js';
+import { idleScaleScenario } from './idle-scale.js';
+import { latencyScenario } from './latency.js';
+import { linearGraphScenario } from './linear-graph.js';
+import { signalsScenario } from './signals.js';
+
+/** Scenarios 1–6. */
+export const SCENARIOS: readonly Scenario[] = [
+  linearGraphScenario,
+  codeFirstScenario,
+  fanOutScenario,
+  latencyScenario,
+  signalsScenario,
+  idleScaleScenario,
+];

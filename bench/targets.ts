@@ -1,0 +1,263 @@
+/**
+ * Where a scenario runs: the embedded SQLite store with the worker in the driver's own
+ * process (how an embedded user runs weft), or PostgreSQL with 1 or 4 worker processes
+ * (`bench/worker-process.ts`) while the driver only starts jobs and measures. Every
+ * scenario run gets a fresh database, so no run sees another's backlog.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Client } from '../src/client/client.js';
+import { openStore } from '../src/store/open-store.js';
+import type { Store } from '../src/store/store.js';
+import { Worker } from '../src/worker/worker.js';
+import { BenchError } from './bench-error.js';
+import { benchHandlers } from './bench-handlers.js';
+import type { BenchPostgres } from './postgres-server.js';
+import type { FromWorker, ToWorker } from './worker-process.js';
+
+/** The stores and process layouts a run can measure. */
+export const TARGET_NAMES = ['sqlite', 'sqlite-1', 'pg-1', 'pg-4'] as const;
+/** One of {@link TARGET_NAMES}. */
+export type TargetName = (typeof TARGET_NAMES)[number];
+/** What `npm run bench` measures unless told otherwise. */
+export const DEFAULT_TARGETS: readonly TargetName[] = ['sqlite', 'pg-1', 'pg-4'];
+
+/** A store and how many worker processes run against it (0: one worker inside the driver). */
+export interface TargetSpec {
+  name: TargetName;
+  dialect: 'sqlite' | 'postgres';
+  processes: number;
+  /** Column title in the table. */
+  title: string;
+}
+
+/** Every target by name. */
+export const TARGETS: Record<TargetName, TargetSpec> = {
+  sqlite: { name: 'sqlite', dialect: 'sqlite', processes: 0, title: 'SQLite (in-process)' },
+  'sqlite-1': { name: 'sqlite-1', dialect: 'sqlite', processes: 1, title: 'SQLite, 1 proc' },
+  'pg-1': { name: 'pg-1', dialect: 'postgres', processes: 1, title: 'PG, 1 proc' },
+  'pg-4': { name: 'pg-4', dialect: 'postgres', processes: 4, title: 'PG, 4 procs' },
+};
+
+/** Worker and pool settings, the same for every target (reported in BENCHMARKS.md). */
+export interface WorkerSettings {
+  /** Task handlers running at once per worker. */
+  concurrency: number;
+  /** Engine messages per transaction. */
+  batchSize: number;
+  /** PostgreSQL pool per worker process. */
+  workerPool: number;
+  /** PostgreSQL pool of the driver (its Client). */
+  driverPool: number;
+}
+
+/** The defaults the harness measures with. */
+export const WORKER_SETTINGS: WorkerSettings = {
+  concurrency: 64,
+  batchSize: 64,
+  workerPool: 10,
+  driverPool: 16,
+};
+
+/** What targets need from the run. */
+export interface BenchEnv {
+  /** A temporary directory for SQLite files. */
+  dir: string;
+  postgres: BenchPostgres | undefined;
+  settings: WorkerSettings;
+  /** Extra `node` flags for worker processes (e.g. `--cpu-prof`). */
+  workerExecArgv?: string[];
+}
+
+/** A target, started for one scenario run. */
+export interface RunningTarget {
+  spec: TargetSpec;
+  url: string;
+  /** The driver's store (in-process SQLite: also the worker's). */
+  store: Store;
+  client: Client;
+  /** Resident memory of each process that runs a worker, in bytes. */
+  workerRss(): Promise<number[]>;
+  /** Bytes the store takes on disk (SQLite: file + WAL; PostgreSQL: pg_database_size). */
+  storeBytes(): Promise<number>;
+  /** Connections the workers hold open (what the parallel baseline uses). */
+  workerConnections: number;
+  stop(): Promise<void>;
+}
+
+const WORKER_SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), 'worker-process.ts');
+
+function withPool(url: string, pool: number): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('pool', String(pool));
+  return parsed.toString();
+}
+
+/** Starts `spec` on a fresh database named after `label`. */
+export async function startTarget(
+  spec: TargetSpec,
+  env: BenchEnv,
+  label: string,
+): Promise<RunningTarget> {
+  const { settings } = env;
+  let url: string;
+  let driverUrl: string;
+  let workerUrl: string;
+  if (spec.dialect === 'sqlite') {
+    url = `sqlite:${join(env.dir, `${label}.db`)}`;
+    driverUrl = url;
+    workerUrl = url;
+  } else {
+    if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
+    url = await env.postgres.createDatabase(label.replace(/[^a-z0-9_]/g, '_'));
+    driverUrl = withPool(url, settings.driverPool);
+    workerUrl = withPool(url, settings.workerPool);
+  }
+  // The driver opens first, so migrations run once before any worker starts.
+  const store = await openStore(driverUrl);
+  const client = new Client(store);
+  const children: ChildProcess[] = [];
+  let inProcess: Worker | undefined;
+  try {
+    if (spec.processes === 0) {
+      inProcess = new Worker({
+        store,
+        handlers: benchHandlers,
+        concurrency: settings.concurrency,
+        batchSize: settings.batchSize,
+      });
+      await inProcess.start();
+    } else {
+      const started = Array.from({ length: spec.processes }, () =>
+        spawnWorker(workerUrl, settings, env.workerExecArgv ?? []),
+      );
+      children.push(...started.map((s) => s.child));
+      await Promise.all(started.map((s) => s.ready));
+    }
+  } catch (error) {
+    await Promise.all(children.map(stopChild));
+    await inProcess?.stop();
+    await store.close();
+    throw error;
+  }
+  return {
+    spec,
+    url,
+    store,
+    client,
+    workerConnections: spec.dialect === 'sqlite' ? 1 : spec.processes * settings.workerPool,
+    async workerRss() {
+      if (spec.processes === 0) return [process.memoryUsage().rss];
+      return Promise.all(children.map(askRss));
+    },
+    async storeBytes() {
+      if (spec.dialect === 'sqlite') {
+        const file = url.slice('sqlite:'.length);
+        return [file, `${file}-wal`, `${file}-shm`].reduce((sum, f) => sum + sizeOf(f), 0);
+      }
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ size: string }>(
+          'SELECT pg_database_size(current_database())::text AS size',
+        );
+        return Number(rows[0]?.size ?? Number.NaN);
+      } finally {
+        await db.end();
+      }
+    },
+    async stop() {
+      await inProcess?.stop();
+      await Promise.all(children.map(stopChild));
+      await store.close();
+    },
+  };
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function spawnWorker(
+  url: string,
+  settings: WorkerSettings,
+  execArgv: string[],
+): { child: ChildProcess; ready: Promise<void> } {
+  const child = spawn(
+    process.execPath,
+    [
+      ...execArgv,
+      '--import',
+      'tsx',
+      WORKER_SCRIPT,
+      url,
+      '--concurrency',
+      String(settings.concurrency),
+      '--batch',
+      String(settings.batchSize),
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new BenchError('BENCH_WORKER', 'a worker process did not start within 60 s'));
+    }, 60_000);
+    child.on('message', (message: FromWorker) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve();
+      } else if (message.type === 'error') {
+        clearTimeout(timer);
+        reject(new BenchError('BENCH_WORKER', `a worker process failed: ${message.message}`));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new BenchError(
+          'BENCH_WORKER',
+          `a worker process exited (${code ?? signal}) before it was ready`,
+        ),
+      );
+    });
+  });
+  return { child, ready };
+}
+
+function askRss(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new BenchError('BENCH_WORKER', 'a worker process did not report its memory')),
+      10_000,
+    );
+    const onMessage = (message: FromWorker) => {
+      if (message.type !== 'rss') return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(message.rss);
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'rss' } satisfies ToWorker);
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (child.connected) child.send({ type: 'stop' } satisfies ToWorker);
+    else child.kill('SIGTERM');
+  });
+}
