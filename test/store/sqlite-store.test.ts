@@ -161,3 +161,22 @@ describe('SQLite transactions', () => {
     }
   });
 });
+
+describe('closing a SQLite store', () => {
+  it('lets calls made before close finish and refuses calls made after', async () => {
+    const store = await openStore(`sqlite:${join(dir, 'close.db')}`);
+    const ref = { job: 'j', field: 'n' };
+    const before = Array.from({ length: 5 }, () => store.addCounter(ref, 1n));
+    const slow = store.transaction(async (tx) => {
+      await new Promise((done) => setTimeout(done, 5));
+      return tx.addCounter(ref, 1n);
+    });
+    const closing = store.close();
+    const after = store.addCounter(ref, 1n).catch((e: unknown) => e);
+    expect(await Promise.all(before)).toEqual([1n, 2n, 3n, 4n, 5n]);
+    expect(await slow).toBe(6n);
+    expect(await after).toMatchObject({ code: 'STORE_CLOSED' });
+    await closing;
+    await store.close();
+  });
+});

@@ -62,7 +62,11 @@ class SqliteStore {
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
+  /** Set when close() is called: new calls are refused; calls already queued still run. */
+  private closing = false;
+  /** Set once the connection is closed. */
   private closed = false;
+  private closedPromise: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -79,7 +83,7 @@ class SqliteStore {
       : new DataVersionPoller(
           db,
           options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-          () => !this.mutex.locked && !this.closed,
+          () => !this.mutex.locked && !this.closing,
           () => this.hub.wakeAll(),
         );
     const direct: Invoke = (write, op) => this.direct(write, op);
@@ -99,7 +103,7 @@ class SqliteStore {
     this.assertOpen();
     const release = this.mutex.tryAcquire() ?? (await this.mutex.acquire());
     try {
-      this.assertOpen();
+      this.assertConnected();
       return await retryWhileBusy(() => this.runOnce(write, op), 'write');
     } catch (error) {
       throw asStoreError(error);
@@ -130,7 +134,7 @@ class SqliteStore {
     this.assertOpen();
     const release = this.mutex.tryAcquire() ?? (await this.mutex.acquire());
     try {
-      this.assertOpen();
+      this.assertConnected();
       await this.beginWrite();
       const frame: TxFrame = { owner: this, active: true, savepoints: 0 };
       let result: T;
@@ -214,19 +218,27 @@ class SqliteStore {
     return async () => off();
   }
 
-  private async close(): Promise<void> {
-    if (this.closed) return;
+  private close(): Promise<void> {
     const frame = txContext.getStore();
     if (frame?.owner === this && frame.active) {
-      throw new StoreError('cannot close the store from inside one of its transactions', {
-        code: 'STORE_CLOSED',
-      });
+      return Promise.reject(
+        new StoreError('cannot close the store from inside one of its transactions', {
+          code: 'STORE_CLOSED',
+        }),
+      );
     }
-    this.closed = true;
+    this.closedPromise ??= this.shutDown();
+    return this.closedPromise;
+  }
+
+  /** Refuses new calls, lets queued ones finish, then closes the connection. */
+  private async shutDown(): Promise<void> {
+    this.closing = true;
     this.poller?.stop();
     this.hub.clear();
     const release = await this.mutex.acquire();
     try {
+      this.closed = true;
       this.db.close();
     } finally {
       release();
@@ -234,6 +246,10 @@ class SqliteStore {
   }
 
   private assertOpen(): void {
+    if (this.closing) throw new StoreError('the store is closed', { code: 'STORE_CLOSED' });
+  }
+
+  private assertConnected(): void {
     if (this.closed) throw new StoreError('the store is closed', { code: 'STORE_CLOSED' });
   }
 }
