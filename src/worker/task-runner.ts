@@ -30,6 +30,8 @@ function toJson(value: unknown): Json {
 /** Runs handlers for one worker. */
 export class TaskRunner {
   private readonly running = new Map<string, AbortController>();
+  /** Lease heartbeats, by message id: they run until the result is committed, not only while the handler runs. */
+  private readonly heartbeats = new Map<string, ReturnType<typeof setInterval>>();
   private completions: Completion[] = [];
   private flushing: Promise<void> | undefined;
   private readonly streams: string[];
@@ -102,6 +104,7 @@ export class TaskRunner {
       Math.max(50, this.settings.leaseMs / 3),
     );
     heartbeat.unref?.();
+    this.heartbeats.set(message.id, heartbeat);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let response: TaskResponse;
     try {
@@ -148,7 +151,6 @@ export class TaskRunner {
         ...(error instanceof TimeoutError ? { timedOut: true } : {}),
       };
     } finally {
-      clearInterval(heartbeat);
       if (timer) clearTimeout(timer);
     }
     if (leaseLost) {
@@ -222,6 +224,8 @@ export class TaskRunner {
   }
 
   private finish(id: string): void {
+    clearInterval(this.heartbeats.get(id));
+    this.heartbeats.delete(id);
     this.running.delete(id);
     this.onFree();
     if (this.running.size === 0) for (const resolve of this.idle.splice(0)) resolve();
