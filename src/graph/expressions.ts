@@ -1,8 +1,8 @@
 /**
  * JSONata expressions: activity inputs, transition conditions and the job output. Each
  * expression sees `{ input: <job input>, <activity id>: { output, error, … } }`. Parsed
- * once per source text and cached; evaluated with a recursion-depth guard. No `eval`, no
- * `new Function`: JSONata interprets its own syntax tree.
+ * once per source text and cached; evaluated with a recursion-depth and a running-time
+ * guard. No `eval`, no `new Function`: JSONata interprets its own syntax tree.
  *
  * `$now()` and `$millis()` read JSONata's own wall clock unless the caller passes `now`
  * (the engine passes its injected clock's time, so replays see the same instant);
@@ -19,6 +19,12 @@ export type CompiledExpression = jsonata.Expression;
 
 /** Deepest JSONata call stack an evaluation may reach before it fails. */
 const STACK_LIMIT = 500;
+/**
+ * Longest an evaluation may run, in ms: JSONata's own guard, which compares wall-clock
+ * readings between steps (no timer). It stops endless tail recursion, which the stack
+ * limit cannot see.
+ */
+const TIME_LIMIT_MS = 5_000;
 /** Most parsed expressions kept; the cache is cleared when it is full. */
 const CACHE_LIMIT = 5_000;
 
@@ -60,7 +66,7 @@ export function compileExpression(source: string, where?: string): CompiledExpre
   if (hit) return hit;
   let expression: CompiledExpression;
   try {
-    expression = jsonata(source, { stack: STACK_LIMIT });
+    expression = jsonata(source, { stack: STACK_LIMIT, timeout: TIME_LIMIT_MS });
   } catch (error) {
     const { message, code, position } = describeJsonataError(error);
     throw new ExpressionError(source, where, message, code, position, { cause: error });

@@ -74,6 +74,13 @@ describe('evaluateExpression', () => {
     );
   });
 
+  it('stops endless tail recursion with an error, not a hang', async () => {
+    const expression = '($f := function($n) { $f($n + 1) }; $f(0))';
+    await expect(evaluateExpression(expression, {}, 'output')).rejects.toMatchObject({
+      jsonataCode: 'D1012',
+    });
+  });
+
   it('stops runaway recursion with an error, not a crash', async () => {
     const expression = '($f := function($n) { $n + $f($n + 1) }; $f(0))';
     await expect(evaluateExpression(expression, {}, 'output')).rejects.toBeInstanceOf(
