@@ -35,6 +35,10 @@ export async function migrate(
   migrations: readonly Migration[] = SQLITE_MIGRATIONS,
 ): Promise<MigrationReport> {
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  // Fast path, without the write lock: a database that is already current.
+  const current = await retryWhileBusy(() => readVersion(db), `read the schema of ${label}`);
+  if (current === latest && hasEvery(db, migrations))
+    return { from: current, to: current, applied: [] };
   return retryWhileBusy(() => {
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -46,6 +50,21 @@ export async function migrate(
       throw error;
     }
   }, `migrate ${label}`);
+}
+
+function readVersion(db: Db): number | undefined {
+  const hasTable = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'weft_migrations'")
+    .get();
+  if (!hasTable) return undefined;
+  return (
+    (db.prepare('SELECT MAX(version) FROM weft_migrations').pluck().get() as number | null) ?? 0
+  );
+}
+
+function hasEvery(db: Db, migrations: readonly Migration[]): boolean {
+  const count = db.prepare('SELECT COUNT(*) FROM weft_migrations').pluck().get() as number;
+  return count === migrations.length;
 }
 
 function migrateLocked(
