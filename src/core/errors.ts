@@ -236,10 +236,7 @@ export class TaskFailedError extends WeftError {
     /** The failure as the worker reported it. */
     readonly failure: { name: string; message: string; code?: string },
   ) {
-    super(
-      'TASK_FAILED',
-      `${workType} ${workName} failed: ${failure.name}: ${failure.message}`,
-    );
+    super('TASK_FAILED', `${workType} ${workName} failed: ${failure.name}: ${failure.message}`);
   }
 }
 

@@ -63,18 +63,20 @@ function classFactory(name: string, workflow: new () => Workflow): () => Workflo
 }
 
 function objectFactory(name: string, workflow: object): () => Workflow {
-  const descriptors = Object.getOwnPropertyDescriptors(workflow);
+  const { properties, ...rest } = Object.getOwnPropertyDescriptors(workflow);
+  const fields = properties && 'value' in properties ? properties.value : {};
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+    throw new ValidationError('properties must be an object', `${name}.properties`);
+  }
+  const descriptors = { ...rest, ...Object.getOwnPropertyDescriptors(fields) };
   for (const [key, d] of Object.entries(descriptors)) {
     if ('value' in d && typeof d.value !== 'function') toJson(d.value, `${name}.${key}`);
   }
   return () => {
     const target = new Workflow();
     for (const [key, d] of Object.entries(descriptors)) {
-      const copy =
-        'value' in d && typeof d.value !== 'function'
-          ? { ...d, value: structuredClone(d.value) }
-          : d;
-      Object.defineProperty(target, key, copy);
+      const data = 'value' in d && typeof d.value !== 'function';
+      Object.defineProperty(target, key, data ? { ...d, value: structuredClone(d.value) } : d);
     }
     return target;
   };
@@ -85,11 +87,17 @@ export function defineWorkflow<C extends new () => Workflow & WorkflowMethods>(
   name: string,
   workflow: C,
 ): WorkflowDefinition<HandleArgs<InstanceType<C>>, HandleOutput<InstanceType<C>>>;
-/** Defines a workflow from an object: its data fields are the properties, `this` has the API. */
-export function defineWorkflow<F extends WorkflowMethods>(
+/**
+ * Defines a workflow from an object: `properties` holds its initial properties (they
+ * become fields of `this`), the other members are its methods; `this` has the API.
+ */
+export function defineWorkflow<
+  P extends object = Record<never, never>,
+  M extends WorkflowMethods = WorkflowMethods,
+>(
   name: string,
-  workflow: F & ThisType<F & Workflow>,
-): WorkflowDefinition<HandleArgs<F>, HandleOutput<F>>;
+  workflow: { properties?: P } & M & ThisType<P & M & Workflow>,
+): WorkflowDefinition<HandleArgs<M>, HandleOutput<M>>;
 export function defineWorkflow(
   name: string,
   workflow: (new () => Workflow) | object,

@@ -69,7 +69,9 @@ describe('the seed example', () => {
 
     const instance = sim.instance(id);
     expect(decisionExecutions(sim)).toEqual([[0], [1], [2, 3], [4, 0], [5, 0, 6, 0], [7], [8, 0]]);
-    expect(instance.branches.map((b) => (b.task_name ? `${b.type}(${b.task_name})` : b.type))).toEqual([
+    expect(
+      instance.branches.map((b) => (b.task_name ? `${b.type}(${b.task_name})` : b.type)),
+    ).toEqual([
       'handle',
       'onStart(task2)',
       'onStart(task1)',

@@ -86,6 +86,11 @@ export class Simulator {
     this.values = options.values ?? seededValueSource(7, this.now);
   }
 
+  /** Replaces a workflow's code (a new deployment under the same name). */
+  deploy(workflow: WorkflowDefinition<never[], unknown>): void {
+    this.workflows.set(workflow.name, workflow);
+  }
+
   /** An instance by id. */
   instance(id: string): Instance {
     const found = this.instances.get(id);
