@@ -1,19 +1,33 @@
 /**
- * The job input check: a workflow's `input:` JSON Schema (draft-07), compiled once per
- * workflow version with ajv, and a job whose input fails it refused with a
- * {@link ValidationError} naming the failing path. Also the compile-time check that
- * `input:` is itself a valid JSON Schema.
+ * The job input check: a workflow's `input:` JSON Schema (draft-07 unless its `$schema`
+ * names 2019-09 or 2020-12), prepared once per workflow version, and a job whose input
+ * fails it refused with a {@link ValidationError} naming the failing path. Also the
+ * compile-time check that `input:` is itself a valid JSON Schema.
  *
- * Ajv turns each schema into a validation function (generated code it compiles itself,
- * from the schema's structure; user strings are escaped, never run). `format` keywords
- * are not checked, and schemas are never fetched: a `$ref` must resolve inside the schema.
+ * Validation is interpreted (@cfworker/json-schema): no code is generated from a schema a
+ * user sent, so there is no `eval` or `new Function` anywhere on this path. `format`
+ * keywords are checked (an `email` must look like one), and schemas are never fetched: a
+ * `$ref` must resolve inside the schema.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema';
 import { ValidationError } from '../core/errors.js';
 import type { CompiledWorkflow } from './compiled-workflow.js';
+import { DRAFT_07_META_SCHEMA } from './json-schema-meta.js';
 
-function newAjv(): Ajv {
-  return new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+/** Checks schemas against the draft-07 meta-schema. */
+const metaValidator = new Validator(DRAFT_07_META_SCHEMA as unknown as Schema, '7', false);
+
+/** The draft a schema asks for with `$schema` (draft-07 when it names none). */
+function draftOf(schema: Schema): '4' | '7' | '2019-09' | '2020-12' {
+  const id = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (id.includes('2020-12')) return '2020-12';
+  if (id.includes('2019-09')) return '2019-09';
+  if (id.includes('draft-04')) return '4';
+  return '7';
+}
+
+function newValidator(schema: Schema): Validator {
+  return new Validator(schema, draftOf(schema), false);
 }
 
 function isJson(value: unknown, depth = 0): boolean {
@@ -47,28 +61,91 @@ const checked = new Map<string, string[]>();
 const CHECKED_LIMIT = 1_000;
 
 function schemaProblems(schema: object): string[] {
-  const ajv = newAjv();
-  if (!ajv.validateSchema(schema)) {
+  let result: ReturnType<Validator['validate']>;
+  try {
+    result = metaValidator.validate(schema);
+  } catch (error) {
     return [
-      `the input schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'input' })}`,
+      `the input schema cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    ];
+  }
+  if (!result.valid) {
+    const leaf = leafErrors(result.errors)[0];
+    return [
+      `the input schema is not a valid JSON Schema: ${leaf ? `${errorPath(leaf).replace(/^input/, 'schema')} ${leaf.error}` : 'it fails the draft-07 meta-schema'}`,
+    ];
+  }
+  const dangling = danglingRefs(schema);
+  if (dangling.length > 0) {
+    return [
+      `the input schema has a $ref that does not resolve inside it (schemas are never fetched): ${dangling.join(', ')}`,
     ];
   }
   try {
-    ajv.compile(schema);
+    newValidator(schema as Schema).validate(null);
   } catch (error) {
     return [
-      `the input schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
+      `the input schema cannot be used: ${error instanceof Error ? error.message : String(error)}`,
     ];
   }
   return [];
 }
 
-/** Renders an ajv error's location as `input.items[0].name`. */
-function errorPath(error: ErrorObject): string {
+/** The `$ref`s of a schema that do not point inside it. */
+function danglingRefs(schema: object): string[] {
+  const out: string[] = [];
+  const resolve = (ref: string): boolean => {
+    if (!ref.startsWith('#')) return false;
+    let node: unknown = schema;
+    for (const raw of ref.slice(1).split('/').slice(1)) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (node === null || typeof node !== 'object' || !(key in node)) return false;
+      node = (node as Record<string, unknown>)[key];
+    }
+    return true;
+  };
+  const walk = (node: unknown, depth: number) => {
+    if (depth > 200 || node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && !resolve(value)) out.push(value);
+      else walk(value, depth + 1);
+    }
+  };
+  walk(schema, 0);
+  return out;
+}
+
+/** Drops the summary errors of composite keywords, keeping the ones that say what failed. */
+function leafErrors(errors: readonly OutputUnit[]): OutputUnit[] {
+  const summary = new Set([
+    'properties',
+    'items',
+    'allOf',
+    'anyOf',
+    '$ref',
+    'prefixItems',
+    'additionalItems',
+    'false',
+  ]);
+  const leaves = errors.filter((e) => !summary.has(e.keyword));
+  return leaves.length > 0 ? leaves : [...errors];
+}
+
+/** The property a `required` error names. */
+function missingProperty(error: OutputUnit): string | undefined {
+  return error.keyword === 'required' ? /property "(.*)"/.exec(error.error)?.[1] : undefined;
+}
+
+/** Renders an error's location as `input.items[0].name`. */
+function errorPath(error: OutputUnit): string {
   let path = 'input';
-  const segments = error.instancePath.split('/').slice(1);
-  const missing = error.keyword === 'required' ? error.params.missingProperty : undefined;
-  if (typeof missing === 'string') segments.push(missing.replace(/~/g, '~0').replace(/\//g, '~1'));
+  const segments = error.instanceLocation
+    .replace(/^#/, '')
+    .split('/')
+    .slice(1)
+    .map(decodeURIComponent);
+  const missing = missingProperty(error);
+  if (missing !== undefined) segments.push(missing);
   for (const raw of segments) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     path += /^\d+$/.test(segment)
@@ -80,17 +157,22 @@ function errorPath(error: ErrorObject): string {
   return path;
 }
 
-function errorText(error: ErrorObject): string {
+function errorText(error: OutputUnit): string {
   if (error.keyword === 'required') return 'is required';
-  if (error.keyword === 'additionalProperties') {
-    return `has unknown property ${JSON.stringify(error.params.additionalProperty)}`;
+  if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
+    const name = /property "(.*)"/i.exec(error.error)?.[1];
+    return name !== undefined ? `has unknown property ${JSON.stringify(name)}` : error.error;
   }
-  return error.message ?? error.keyword;
+  if (error.keyword === 'type') {
+    const expected = /Expected "(.*)"/.exec(error.error)?.[1];
+    if (expected) return `must be ${expected}`;
+  }
+  return error.error;
 }
 
 interface CachedValidator {
   schemaText: string;
-  validate: ValidateFunction;
+  validator: Validator;
 }
 
 /**
@@ -109,11 +191,21 @@ export class JobInputValidator {
     const schemaText = JSON.stringify(schema);
     let cached = this.cache.get(key);
     if (!cached || cached.schemaText !== schemaText) {
-      cached = { schemaText, validate: newAjv().compile(schema) };
+      cached = { schemaText, validator: newValidator(schema as Schema) };
       this.cache.set(key, cached);
     }
-    if (cached.validate(input)) return;
-    const errors = cached.validate.errors ?? [];
+    let result: ReturnType<Validator['validate']>;
+    try {
+      result = cached.validator.validate(input);
+    } catch (cause) {
+      throw new ValidationError(
+        `job input is not JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
+        'input',
+        { code: 'INVALID_JOB_INPUT', cause },
+      );
+    }
+    if (result.valid) return;
+    const errors = leafErrors(result.errors);
     const first = errors[0];
     const where = first ? errorPath(first) : 'input';
     const details = errors.slice(0, 5).map((e) => `${errorPath(e)} ${errorText(e)}`);

@@ -381,7 +381,7 @@ const cases: Case[] = [
       'activities:',
       '  start: { kind: trigger }',
     ),
-    /the input schema cannot be compiled: can't resolve reference/,
+    /the input schema has a \$ref that does not resolve inside it/,
     2,
     undefined,
   ],

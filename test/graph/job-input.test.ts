@@ -41,9 +41,12 @@ describe('validateJobInput', () => {
     ).not.toThrow();
   });
 
-  it('does not check formats', () => {
+  it('checks formats', () => {
+    expect(failure({ amount: 5, customer: { id: 'c1' }, note: 'not an email' }).where).toBe(
+      'input.note',
+    );
     expect(() =>
-      validateJobInput(wf, { amount: 5, customer: { id: 'c1' }, note: 'not an email' }),
+      validateJobInput(wf, { amount: 5, customer: { id: 'c1' }, note: 'ana@example.com' }),
     ).not.toThrow();
   });
 

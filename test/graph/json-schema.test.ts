@@ -4,7 +4,7 @@
  * format), and an editor validating with it accepts the example and flags mistakes.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { type Schema, Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { workflowJsonSchema } from '../../src/graph/index.js';
@@ -19,10 +19,11 @@ describe('schema/workflow.schema.json', () => {
     expect(committed).toEqual(workflowJsonSchema());
   });
 
-  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(committed);
+  const validator = new Validator(committed as Schema, '2020-12', false);
+  const validate = (doc: unknown) => validator.validate(doc).valid;
 
   it('accepts the example file', () => {
-    expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+    expect(validator.validate(example).errors).toEqual([]);
   });
 
   it.each([
