@@ -14,73 +14,30 @@
  * nothing, so it cannot undo what other branches changed since.
  */
 import { InvalidStateError, ModifiedDeciderError } from '../core/errors.js';
-import type { ErrorRecord, Json } from '../store/records.js';
 import type { Decision, DecisionOutcome, DecisionRequest } from './decisions.js';
-import {
-  type Branch,
-  type PropertiesEntry,
-  propertiesAt,
-  type Status,
-  type WorkType,
-} from './instance.js';
+import { type Branch, type PropertiesEntry, propertiesAt, type Status } from './instance.js';
+import { newWork } from './new-work.js';
 import { mergeSegmentChanges } from './segment-properties.js';
+import type {
+  DecisionSessionOptions,
+  EndBranchInput,
+  ExecuteResult,
+  NextBranch,
+  NoBranch,
+  WorkRequest,
+} from './session-messages.js';
 import { cloneJson, type JsonObject } from './stable-json.js';
 import type { ValueSource } from './value-source.js';
 import { workHash } from './work-hash.js';
 
-/** A work as the decision executer describes it (the body of POST /execute). */
-export interface WorkRequest {
-  type: WorkType;
-  /** Task or workflow name, event name (`event`), value kind (`value`), `wait`. */
-  name: string;
-  input: Json;
-  /** Position on the branch, from the executer's per-branch counter. */
-  position: string;
-  /** True when the branch waits for the work (`execute`), false for `dispatch`. */
-  sync: boolean;
-  timeoutMs?: number;
-}
-
-/** The answer to {@link DecisionSession.execute}. */
-export type ExecuteResult =
-  | { status: 'modified'; error: ModifiedDeciderError }
-  | { status: 'scheduled' }
-  | { status: 'completed'; outputs: Json[]; properties?: JsonObject }
-  | { status: 'failed'; error: ErrorRecord; index: number; properties: JsonObject };
-
-/** The next branch to run (GET /decisions/{uuid}/branch). */
-export interface NextBranch {
-  branch: Branch & { key: number };
-  /** Its execution index. */
-  index: number;
-  /** Its initial properties: `properties(start_index)`. */
-  properties: JsonObject;
-}
-
-/** No branch left: the seed's `{}`. */
-export interface NoBranch {
-  branch?: undefined;
-}
-
-/** The end of a branch run (POST /decisions/{uuid}/branch). */
-export interface EndBranchInput {
-  /** The workflow's properties when the run stopped. */
-  properties: JsonObject;
-  /** The return value, when the branch returned one. */
-  output?: Json;
-  /** True when the run stopped at a work not yet complete (the branch goes on later). */
-  parked?: boolean;
-  /** Set when the branch threw: the instance fails. */
-  error?: ErrorRecord;
-}
-
-/** Options of a session. */
-export interface DecisionSessionOptions {
-  /** Fresh values for `date()`, `random()`, `uuid()` the first time they are asked for. */
-  values: ValueSource;
-  /** Id of a new work; default `<instance>.<branch>.<position>` (stable, so idempotent). */
-  workId?: (instanceId: string, branchKey: number, position: string) => string;
-}
+export type {
+  DecisionSessionOptions,
+  EndBranchInput,
+  ExecuteResult,
+  NextBranch,
+  NoBranch,
+  WorkRequest,
+} from './session-messages.js';
 
 interface CurrentRun {
   index: number;
@@ -254,92 +211,18 @@ export class DecisionSession {
     return cloneJson(properties);
   }
 
-  private record(
-    run: CurrentRun,
-    work: WorkRequest,
-    hash: string,
-    status: Partial<Status>,
-  ): Status {
-    const full: Status = {
-      branch_key: run.key,
-      position: work.position,
-      hash,
-      status: 'scheduled',
-      uuid: this.workId(this.request.instance_id, run.key, work.position),
-      type: work.type,
-      name: work.name,
-      input: work.input,
-      sync: work.sync,
-      ...status,
-    };
-    this.statuses.set(statusKey(run.key, work.position), full);
-    return full;
-  }
-
   /** A new work: its status here and its decision for the engine. */
   private schedule(run: CurrentRun, work: WorkRequest, hash: string): Status {
-    if (work.type === 'value') {
-      const value = this.freshValue(work.name);
-      const s = this.record(run, work, hash, {
-        status: 'completed',
-        completion_index: run.index,
-        output: value,
-      });
-      this.out.push({ type: 'recordValue', ...this.base(s), index: run.index, value });
-      return s;
-    }
-    if (work.type === 'event') {
-      const s = this.record(run, work, hash, {
-        status: 'completed',
-        completion_index: run.index,
-        output: null,
-      });
-      const input = (work.input ?? {}) as { to?: string | null; data?: Json };
-      this.out.push({
-        type: 'sendEvent',
-        ...this.base(s),
-        index: run.index,
-        to: input.to ?? null,
-        event_name: work.name,
-        event_input: input.data ?? null,
-      });
-      return s;
-    }
-    const s = this.record(run, work, hash, {});
-    if (work.type === 'task') {
-      const timeout = work.timeoutMs !== undefined ? { timeout_ms: work.timeoutMs } : {};
-      this.out.push({ type: 'scheduleTask', ...this.base(s), ...timeout });
-    } else if (work.type === 'workflow') {
-      this.out.push({ type: 'scheduleFlow', ...this.base(s) });
-    } else {
-      const input = (work.input ?? {}) as { event?: string; durationMs?: number; until?: number };
-      this.out.push({
-        type: 'scheduleWait',
-        ...this.base(s),
-        ...(input.event !== undefined ? { event: input.event } : {}),
-        ...(input.durationMs !== undefined ? { duration_ms: input.durationMs } : {}),
-        ...(input.until !== undefined ? { until: input.until } : {}),
-      });
-    }
-    return s;
-  }
-
-  private base(s: Status) {
-    return {
-      branch_key: s.branch_key,
-      position: s.position,
-      hash: s.hash,
-      uuid: s.uuid,
-      name: s.name,
-      input: s.input,
-      sync: s.sync,
-    };
-  }
-
-  private freshValue(kind: string): Json {
-    if (kind === 'date') return this.values.now();
-    if (kind === 'random') return this.values.random();
-    return this.values.uuid();
+    const { status, decision } = newWork(work, {
+      branchKey: run.key,
+      index: run.index,
+      hash,
+      uuid: this.workId(this.request.instance_id, run.key, work.position),
+      values: this.values,
+    });
+    this.statuses.set(statusKey(run.key, work.position), status);
+    this.out.push(decision);
+    return status;
   }
 
   /**
@@ -354,13 +237,7 @@ export class DecisionSession {
     if (status) return status.output === true;
     if (this.modification || this.replaying(run)) return false;
     const work: WorkRequest = { type: 'value', name: 'version', input: id, position, sync: false };
-    const hash = workHash(work.type, work.name, work.input, position, false);
-    const s = this.record(run, work, hash, {
-      status: 'completed',
-      completion_index: run.index,
-      output: true,
-    });
-    this.out.push({ type: 'recordValue', ...this.base(s), index: run.index, value: true });
+    this.schedule(run, work, workHash(work.type, work.name, work.input, position, false));
     return true;
   }
 
