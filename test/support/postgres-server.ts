@@ -1,7 +1,358 @@
-/** Placeholder until the PostgreSQL test harness lands. */
+/**
+ * The PostgreSQL test harness. Each test file (each vitest fork) that asks for a
+ * database lazily gets its own throwaway server: a copy of a template cluster made once
+ * per machine and PostgreSQL version, started on a free loopback port with its own
+ * socket directory, and stopped when the process exits. Each {@link freshPostgresDatabase}
+ * call creates a new database on that server.
+ *
+ * Tests trade durability for speed here: the throwaway server runs with `fsync=off`
+ * (its data directory is deleted afterwards anyway). `synchronous_commit` stays on, and
+ * benchmarks never use this harness's settings.
+ *
+ * - `WEFT_TEST_DATABASE_URL=postgres://…` uses that server instead of starting one.
+ * - `WEFT_TEST_POSTGRES=required` (CI) turns "could not start" into a thrown error;
+ *   otherwise {@link postgresAvailable} answers false and the postgres tests skip.
+ * - `WEFT_PG_BIN` names the directory with `initdb` and `postgres` (default: the newest
+ *   of /usr/lib/postgresql/<version>/bin, or the ones on PATH).
+ *
+ * PostgreSQL refuses to run as root: when the tests run as root, the server runs as the
+ * `postgres` user, in directories that user owns.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import type { TestStoreLocation } from './store-under-test.js';
 
-/** A fresh database on this test file's own PostgreSQL server. */
+/** Who runs the server: the current user, or `postgres` when we are root. */
+interface RunAs {
+  uid?: number;
+  gid?: number;
+  user: string;
+}
+
+/** A server this process started (or the external one named by WEFT_TEST_DATABASE_URL). */
+interface Server {
+  /** URL of the server's `postgres` database, without a database name change. */
+  adminUrl: string;
+  admin: pg.Client;
+  child?: ChildProcess;
+  baseDir?: string;
+}
+
+let starting: Promise<Server> | undefined;
+let running: Server | undefined;
+
+function required(): boolean {
+  return process.env.WEFT_TEST_POSTGRES === 'required';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function findBinDir(): string {
+  const fromEnv = process.env.WEFT_PG_BIN;
+  if (fromEnv) return fromEnv;
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'postgres')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], 'bin');
+  }
+  const which = spawnSync('sh', ['-c', 'command -v postgres'], { encoding: 'utf8' });
+  const found = which.stdout.trim();
+  if (which.status === 0 && found) return found.replace(/\/postgres$/, '');
+  throw new Error(
+    'PostgreSQL binaries not found: install postgresql-15 (apt-get install postgresql-15) or set WEFT_PG_BIN to the directory holding initdb and postgres',
+  );
+}
+
+function runAs(): RunAs {
+  if (process.getuid?.() !== 0) return { user: process.env.USER ?? 'postgres' };
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  if (uid === undefined || gid === undefined) {
+    throw new Error(
+      'running as root, and PostgreSQL refuses to run as root, but there is no `postgres` user to run it as (install postgresql-15, which creates it)',
+    );
+  }
+  return { uid: Number(uid), gid: Number(gid), user: 'postgres' };
+}
+
+function ownedDir(prefix: string, who: RunAs): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (who.uid !== undefined && who.gid !== undefined) chownSync(dir, who.uid, who.gid);
+  return dir;
+}
+
+function run(bin: string, args: string[], who: RunAs): void {
+  const result = spawnSync(bin, args, {
+    uid: who.uid,
+    gid: who.gid,
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  });
+  if (result.status !== 0) {
+    const why = result.error?.message ?? `${result.stderr}${result.stdout}`.trim();
+    throw new Error(`${bin} ${args.join(' ')} failed: ${why}`);
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The initdb'd template cluster, made once per machine, user and version, under a lock. */
+async function templateDir(bin: string, who: RunAs): Promise<string> {
+  const versionText = spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout;
+  const version = /\d+(\.\d+)*/.exec(versionText ?? '')?.[0] ?? 'unknown';
+  const template = join(tmpdir(), `weft-pg-template-v1-${version}-${who.user}`);
+  const lock = `${template}.lock`;
+  for (let waited = 0; !existsSync(template); waited += 100) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lock, 'wx');
+    } catch {
+      // Someone else is making it; take the lock over when its maker died or hung.
+      try {
+        const holder = Number(readFileSync(lock, 'utf8') || '0');
+        const age = Date.now() - statSync(lock).mtimeMs;
+        if ((holder > 0 && !pidAlive(holder)) || age > 120_000) rmSync(lock, { force: true });
+      } catch {
+        // the lock went away meanwhile: try again
+      }
+      if (waited > 180_000) throw new Error(`timed out waiting for ${lock}`);
+      await sleep(100);
+      continue;
+    }
+    try {
+      writeFileSync(fd, String(process.pid));
+      if (existsSync(template)) break;
+      const work = ownedDir('weft-pg-initdb-', who);
+      const data = join(work, 'data');
+      run(
+        join(bin, 'initdb'),
+        ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+        who,
+      );
+      renameSync(data, template);
+      rmSync(work, { recursive: true, force: true });
+    } finally {
+      closeSync(fd);
+      rmSync(lock, { force: true });
+    }
+  }
+  return template;
+}
+
+/** `sh -c` script: $1 owner pid, $2 base dir, then the server command line. */
+const WATCHDOG = `
+owner=$1; base=$2; shift 2
+"$@" & server=$!
+stop() { kill -QUIT $server 2>/dev/null; wait $server; rm -rf "$base"; exit 0; }
+trap stop TERM INT HUP
+while kill -0 $server 2>/dev/null && { kill -0 $owner 2>/dev/null || [ -d /proc/$owner ]; }; do
+  sleep 0.5 & wait $!
+done
+# The owner went away: stop and clean up. A server that died by itself leaves its log.
+if kill -0 $server 2>/dev/null; then stop; fi
+`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function logTail(baseDir: string): string {
+  try {
+    return readFileSync(join(baseDir, 'server.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(-15)
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+async function startOwnServer(): Promise<Server> {
+  const bin = findBinDir();
+  const who = runAs();
+  const template = await templateDir(bin, who);
+  const baseDir = ownedDir('weft-pg-', who);
+  const data = join(baseDir, 'data');
+  run('cp', ['-a', template, data], who);
+  let lastError = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const log = openSync(join(baseDir, 'server.log'), 'a');
+    if (who.uid !== undefined && who.gid !== undefined) {
+      chownSync(join(baseDir, 'server.log'), who.uid, who.gid);
+    }
+    const args = [
+      ...['-D', data, '-k', baseDir, '-p', String(port), '-h', '127.0.0.1'],
+      ...['-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB'],
+    ];
+    // A small shell watchdog owns the server: it stops it (immediate shutdown) and deletes
+    // its files when this process goes away, even when it is killed without an exit hook.
+    const watchdog = ['-c', WATCHDOG, 'weft-pg', String(process.pid), baseDir];
+    const child = spawn('sh', [...watchdog, join(bin, 'postgres'), ...args], {
+      uid: who.uid,
+      gid: who.gid,
+      cwd: tmpdir(),
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    child.unref();
+    let exited = false;
+    child.on('exit', () => {
+      exited = true;
+    });
+    running = { adminUrl: '', admin: new pg.Client(), child, baseDir };
+    const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    for (let waited = 0; waited < 30_000 && !exited; waited += 50) {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      try {
+        await admin.connect();
+        admin.on('error', () => {});
+        running = { adminUrl, admin, child, baseDir };
+        return running;
+      } catch {
+        await admin.end().catch(() => {});
+        await sleep(50);
+      }
+    }
+    lastError = logTail(baseDir);
+    stopSync();
+    running = undefined;
+    if (!/could not bind|Address already in use/i.test(lastError)) break;
+  }
+  rmSync(baseDir, { recursive: true, force: true });
+  throw new Error(`PostgreSQL did not start: ${lastError || 'no log output'}`);
+}
+
+async function connectExternal(url: string): Promise<Server> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  admin.on('error', () => {});
+  running = { adminUrl: url, admin };
+  return running;
+}
+
+/** Starts (once per process) the server this test file uses, or connects to the external one. */
+function server(): Promise<Server> {
+  if (!starting) {
+    const external = process.env.WEFT_TEST_DATABASE_URL;
+    starting = external ? connectExternal(external) : startOwnServer();
+    process.once('exit', stopSync);
+  }
+  return starting;
+}
+
+/**
+ * True when a PostgreSQL server is (or can be) running for this test file. With
+ * `WEFT_TEST_POSTGRES=required` a server that cannot start throws, naming why.
+ */
+export async function postgresAvailable(): Promise<boolean> {
+  try {
+    await server();
+    return true;
+  } catch (error) {
+    if (required()) throw error;
+    return false;
+  }
+}
+
+/** A fresh, empty database on this test file's own PostgreSQL server. */
 export async function freshPostgresDatabase(): Promise<TestStoreLocation> {
-  throw new Error('the PostgreSQL test harness is not built yet');
+  const { admin, adminUrl } = await server();
+  const name = `weft_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 STRATEGY FILE_COPY`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async cleanup() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** The server's admin URL (its `postgres` database), for tests that need a second connection. */
+export async function postgresAdminUrl(): Promise<string> {
+  return (await server()).adminUrl;
+}
+
+function waitForExit(pid: number, ms: number): void {
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < ms; waited += 10) {
+    let state = '';
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '';
+    } catch {
+      if (!pidAlive(pid)) return;
+    }
+    if (state === 'Z' || state === 'X') return;
+    Atomics.wait(tick, 0, 0, 10);
+  }
+}
+
+/** Stops this process's server at once and deletes its files (also run on process exit). */
+export function stopSync(): void {
+  const current = running;
+  running = undefined;
+  starting = undefined;
+  if (!current) return;
+  current.admin.end().catch(() => {});
+  const pid = current.child?.pid;
+  if (pid !== undefined && current.child?.exitCode === null) {
+    try {
+      // The watchdog shuts the server down at once: the data directory is thrown away next.
+      process.kill(pid, 'SIGTERM');
+      waitForExit(pid, 10_000);
+    } catch {
+      // already gone
+    }
+  }
+  if (current.baseDir) rmSync(current.baseDir, { recursive: true, force: true });
+}
+
+/** Stops this process's server (tests may call it from `afterAll`; the exit hook does it otherwise). */
+export async function stopPostgres(): Promise<void> {
+  const current = running;
+  if (current) await current.admin.end().catch(() => {});
+  stopSync();
 }

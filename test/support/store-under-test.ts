@@ -51,3 +51,11 @@ export async function openTestStore(
     },
   };
 }
+
+/**
+ * True when the backend under test cannot run here, so its test files skip: PostgreSQL
+ * could not be started and `WEFT_TEST_POSTGRES` is not `required` (with `required`, the
+ * import fails instead, naming why). Use as `describe.skipIf(skipBackend)(…)`.
+ */
+export const skipBackend: boolean =
+  backend === 'postgres' && !(await (await import('./postgres-server.js')).postgresAvailable());

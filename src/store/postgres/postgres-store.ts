@@ -1,13 +1,279 @@
-/** Placeholder until the postgres backend lands; replaced by src/store/postgres/. */
+/**
+ * The PostgreSQL store: a `pg` pool (`?pool=N`, else `poolSize`, else 10 connections) for
+ * operations and one LISTEN connection for notices. Any number of processes on any number
+ * of machines may share one database: claims lock rows with `FOR UPDATE SKIP LOCKED`,
+ * counters add atomically in the database, and every time the store writes comes from its
+ * injected clock, passed as a parameter (never the server's `now()`).
+ *
+ * Transactions: `transaction(fn)` checks out one client and runs `BEGIN … COMMIT` (READ
+ * COMMITTED) on it; every `tx` call runs on that client. Inside `fn`, calls made on the
+ * Store itself join the open transaction, and a nested `transaction` runs as a SAVEPOINT.
+ * A transaction PostgreSQL aborts for a deadlock or a serialization failure is not
+ * re-run (`fn` is the caller's code): it fails with `StoreError` `STORE_CONFLICT`, which
+ * says it changed nothing and may be retried. A direct call's single statement is retried
+ * a few times on those failures, since it is weft's own and rolled back whole.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type pg from 'pg';
+import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
-import type { Store } from '../store.js';
+import { NoticeHub, noticeKey } from '../notices.js';
+import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
-import type { StoreUrl } from '../url.js';
+import {
+  asStoreError,
+  connectError,
+  createPool,
+  type PostgresUrl,
+  RETRYABLE_STATES,
+  sqlState,
+} from './connection.js';
+import { NoticeListener } from './listener.js';
+import { migrate } from './migrate.js';
+import { createDb, type Db, type Queryable } from './ops/context.js';
+import { type Invoke, PostgresStoreTx } from './postgres-ops.js';
 
-/** Opens the postgres store. */
+/** The default number of pooled connections. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** How often a direct call's statement is tried on a deadlock or serialization failure. */
+const STATEMENT_TRIES = 3;
+
+/** How long the LISTEN connection stays open after the last subscriber left, in ms. */
+const LISTENER_LINGER_MS = 2_000;
+
+/** The open transaction a callback runs in. */
+interface TxFrame {
+  owner: PostgresStore;
+  client: pg.PoolClient;
+  db: Db;
+  notices: Set<string>;
+  active: boolean;
+  savepoints: number;
+}
+
+const txContext = new AsyncLocalStorage<TxFrame>();
+
+/** Opens the PostgreSQL store at `url` and applies migrations. */
 export async function openPostgresStore(
-  _url: Extract<StoreUrl, { dialect: 'postgres' }>,
-  _options: StoreOptions,
+  url: PostgresUrl,
+  options: StoreOptions = {},
 ): Promise<Store> {
-  throw new StoreError('the postgres backend is not built yet');
+  const clock = options.clock ?? new SystemClock();
+  const pool = createPool(url, url.poolSize ?? options.poolSize ?? DEFAULT_POOL_SIZE);
+  const pids = new Set<number>();
+  pool.on('connect', (client) => {
+    const pid = (client as pg.PoolClient & { processID: number | null }).processID;
+    if (pid !== null) pids.add(pid);
+  });
+  pool.on('remove', (client) => {
+    pids.delete((client as pg.PoolClient & { processID: number }).processID);
+  });
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw connectError(error, url);
+  }
+  try {
+    await migrate(client, url.redacted, options.migrate ?? true);
+    client.release();
+  } catch (error) {
+    client.release(true);
+    await pool.end().catch(() => {});
+    throw asStoreError(error, url);
+  }
+  return new PostgresStore(pool, url, clock, pids).store;
+}
+
+/** One pool's store. */
+class PostgresStore {
+  readonly store: Store;
+  private readonly hub = new NoticeHub();
+  private readonly listener: NoticeListener;
+  private readonly direct: PostgresStoreTx;
+  private readonly wrap: (error: unknown) => unknown;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: PostgresUrl,
+    private readonly clock: Clock,
+    pids: ReadonlySet<number>,
+  ) {
+    this.wrap = (error) => asStoreError(error, url);
+    this.listener = new NoticeListener(url, this.hub, pids);
+    const invoke: Invoke = (atomic, op) => this.invokeDirect(atomic, op);
+    this.direct = new PostgresStoreTx(invoke);
+    this.store = Object.assign(this.direct, {
+      dialect: 'postgres' as const,
+      url: url.redacted,
+      transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => this.transaction(fn),
+      subscribe: (notice: Notice, listener: () => void) => this.subscribe(notice, listener),
+      close: () => this.close(),
+    });
+  }
+
+  /** A direct call on the Store: the caller's open transaction, or the pool. */
+  private async invokeDirect<T>(atomic: boolean, op: (db: Db) => Promise<T>): Promise<T> {
+    const frame = txContext.getStore();
+    if (frame?.owner === this && frame.active) return op(frame.db);
+    this.assertOpen();
+    if (atomic) return this.transaction(() => op((txContext.getStore() as TxFrame).db));
+    const notices = new Set<string>();
+    const result = await op(createDb(this.retrying(), this.clock, notices, this.wrap));
+    if (notices.size > 0) this.hub.publish(notices);
+    return result;
+  }
+
+  /** The pool, with each statement retried on a deadlock or serialization failure. */
+  private retrying(): Queryable {
+    const pool = this.pool;
+    return {
+      async query(config) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await pool.query(config);
+          } catch (error) {
+            const state = sqlState(error);
+            if (attempt >= STATEMENT_TRIES || !state || !RETRYABLE_STATES.has(state)) throw error;
+          }
+        }
+      },
+    } as Queryable;
+  }
+
+  private async transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const outer = txContext.getStore();
+    if (outer?.owner === this && outer.active) return this.nested(outer, fn);
+    this.assertOpen();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+    const notices = new Set<string>();
+    const frame: TxFrame = {
+      owner: this,
+      client,
+      db: createDb(client as Queryable, this.clock, notices, this.wrap),
+      notices,
+      active: true,
+      savepoints: 0,
+    };
+    let destroy: Error | undefined;
+    try {
+      try {
+        await client.query('BEGIN');
+      } catch (error) {
+        destroy = error as Error;
+        throw this.wrap(error);
+      }
+      try {
+        const result = await txContext.run(frame, () => fn(this.txFor(frame)));
+        frame.active = false;
+        await client.query('COMMIT').catch((error: unknown) => {
+          throw this.wrap(error);
+        });
+        if (notices.size > 0) this.hub.publish(notices);
+        return result;
+      } catch (error) {
+        frame.active = false;
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          destroy = rollbackError as Error;
+        });
+        throw error;
+      }
+    } finally {
+      client.release(destroy);
+    }
+  }
+
+  private async nested<T>(frame: TxFrame, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const name = `weft_savepoint_${++frame.savepoints}`;
+    await frame.client.query(`SAVEPOINT ${name}`).catch((error: unknown) => {
+      throw this.wrap(error);
+    });
+    try {
+      const result = await fn(this.txFor(frame));
+      if (frame.active) await frame.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      if (frame.active) {
+        await frame.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
+        await frame.client.query(`RELEASE SAVEPOINT ${name}`).catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  /** The `tx` handed to a callback: runs operations on its client while it is open. */
+  private txFor(frame: TxFrame): StoreTx {
+    return new PostgresStoreTx(<T>(_atomic: boolean, op: (db: Db) => Promise<T>): Promise<T> => {
+      if (!frame.active) {
+        return Promise.reject(
+          new StoreError(
+            'this transaction has already ended; use the tx only inside its callback',
+            {
+              code: 'TX_ENDED',
+            },
+          ),
+        );
+      }
+      return op(frame.db);
+    });
+  }
+
+  private async subscribe(notice: Notice, listener: () => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    const off = this.hub.add(noticeKey(notice), listener, (count) => this.listenersChanged(count));
+    try {
+      await this.listener.ready();
+    } catch (error) {
+      off();
+      throw this.wrap(error);
+    }
+    return async () => off();
+  }
+
+  /** Keeps the LISTEN connection while anyone listens (and briefly after). */
+  private listenersChanged(count: number): void {
+    if (count > 0) {
+      if (this.lingerTimer) clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+      return;
+    }
+    this.lingerTimer ??= setTimeout(() => {
+      this.lingerTimer = undefined;
+      if (this.hub.size === 0) void this.listener.idle();
+    }, LISTENER_LINGER_MS);
+    this.lingerTimer.unref();
+  }
+
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    const frame = txContext.getStore();
+    if (frame?.owner === this && frame.active) {
+      throw new StoreError('cannot close the store from inside one of its transactions', {
+        code: 'STORE_CLOSED',
+      });
+    }
+    this.closed = true;
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.hub.clear();
+    await this.listener.close();
+    await this.pool.end();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreError('the store is closed', { code: 'STORE_CLOSED' });
+  }
+
+  /** For messages: where this store is. */
+  toString(): string {
+    return `PostgresStore(${this.url.redacted})`;
+  }
 }

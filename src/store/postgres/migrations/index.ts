@@ -1,0 +1,19 @@
+/**
+ * The PostgreSQL migrations, in order. Each is a TS module exporting its SQL, so `tsc`
+ * ships them in `dist/`. Add a migration as a new numbered file and list it here; never
+ * edit one that has shipped.
+ */
+import { initial } from './0001-initial.js';
+
+/** One numbered schema change. */
+export interface PostgresMigration {
+  /** 1, 2, 3…: applied in this order, each once. */
+  version: number;
+  /** A short name, recorded in `weft_migrations`. */
+  name: string;
+  /** The statements, run in one transaction. */
+  sql: string;
+}
+
+/** Every PostgreSQL migration, oldest first. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [initial];

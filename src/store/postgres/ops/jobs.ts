@@ -1,0 +1,207 @@
+/**
+ * PostgreSQL job operations: create (idempotent by id), read, lock (`FOR UPDATE`),
+ * compare-and-set of the state (checked against the flow machine), patch, and filtered
+ * keyset listing. A move into a final state sends `j:<id>` on channel `weft` in the same
+ * statement, so other processes hear it only after the commit.
+ */
+import { NotFoundError } from '../../../core/errors.js';
+import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
+import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
+import { type Db, has, type Statement, sql, toJson } from './context.js';
+
+interface JobRow {
+  id: string;
+  workflow: string;
+  version: number;
+  model: JobRecord['model'];
+  state: FlowState;
+  input: Json;
+  output: Json;
+  error: ErrorRecord | null;
+  context: Json;
+  parent_id: string | null;
+  parent_activity: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+function toJob(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    workflow: row.workflow,
+    version: row.version,
+    model: row.model,
+    state: row.state,
+    input: row.input,
+    output: row.output,
+    error: row.error,
+    context: row.context,
+    parentId: row.parent_id,
+    parentActivity: row.parent_activity,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+const COLUMNS = `id, workflow, version, model, state, input, output, error, context, parent_id,
+  parent_activity, created_at, updated_at, finished_at`;
+
+const INSERT = sql(
+  'job_insert',
+  `INSERT INTO weft_jobs (id, workflow, version, model, state, input, output, error, context,
+     parent_id, parent_activity, created_at, updated_at, finished_at)
+   VALUES ($1, $2, $3, $4, $5, $6, 'null', NULL, $7, $8, $9, $10, $10, NULL)
+   ON CONFLICT (id) DO NOTHING`,
+);
+const SELECT = sql('job_get', `SELECT ${COLUMNS} FROM weft_jobs WHERE id = $1`);
+const LOCK = sql('job_lock', `SELECT ${COLUMNS} FROM weft_jobs WHERE id = $1 FOR UPDATE`);
+
+// $1 id, $2..$9 the patch (flag, value pairs), $10 now.
+const PATCH_SET = `
+  output = CASE WHEN $2 THEN $3::json ELSE output END,
+  error = CASE WHEN $4 THEN $5::json ELSE error END,
+  context = CASE WHEN $6 THEN $7::json ELSE context END,
+  updated_at = $10`;
+const MOVE = sql(
+  'job_move',
+  `UPDATE weft_jobs SET state = $12, ${PATCH_SET},
+     finished_at = CASE WHEN $8 THEN $9::bigint WHEN $13 THEN $10 ELSE NULL END
+   WHERE id = $1 AND state = $11
+   RETURNING CASE WHEN $13 THEN pg_notify('weft', 'j:' || id) IS NULL END AS notified`,
+);
+const PATCH = sql(
+  'job_patch',
+  `UPDATE weft_jobs SET ${PATCH_SET},
+     finished_at = CASE WHEN $8 THEN $9::bigint ELSE finished_at END
+   WHERE id = $1`,
+);
+
+function patchValues(id: string, patch: JobPatch, now: number): unknown[] {
+  return [
+    id,
+    has(patch, 'output'),
+    toJson(patch.output),
+    has(patch, 'error'),
+    patch.error ? JSON.stringify(patch.error) : null,
+    has(patch, 'context'),
+    toJson(patch.context),
+    has(patch, 'finishedAt'),
+    patch.finishedAt ?? null,
+    now,
+  ];
+}
+
+/** One listing statement per filter shape, named by its shape. */
+const listings = new Map<string, Statement>();
+
+/** Job operations. */
+export const jobs = {
+  /** Creates a job unless one with its id exists. */
+  async createJob(db: Db, job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
+    const createdAt = job.createdAt ?? db.clock.now();
+    const record: JobRecord = {
+      id: job.id,
+      workflow: job.workflow,
+      version: job.version,
+      model: job.model,
+      state: job.state ?? 'PENDING',
+      input: job.input ?? null,
+      output: null,
+      error: null,
+      context: job.context ?? null,
+      parentId: job.parentId ?? null,
+      parentActivity: job.parentActivity ?? null,
+      createdAt,
+      updatedAt: createdAt,
+      finishedAt: null,
+    };
+    const inserted = await db.count(INSERT, [
+      record.id,
+      record.workflow,
+      record.version,
+      record.model,
+      record.state,
+      toJson(record.input),
+      toJson(record.context),
+      record.parentId,
+      record.parentActivity,
+      createdAt,
+    ]);
+    if (inserted === 1) return { job: record, created: true };
+    const existing = await jobs.getJob(db, job.id);
+    if (!existing) throw new NotFoundError('job', job.id);
+    return { job: existing, created: false };
+  },
+
+  /** Reads a job. */
+  async getJob(db: Db, id: string): Promise<JobRecord | undefined> {
+    const [row] = await db.rows<JobRow>(SELECT, [id]);
+    return row ? toJob(row) : undefined;
+  },
+
+  /** Reads a job and locks its row to the end of the transaction. */
+  async lockJob(db: Db, id: string): Promise<JobRecord | undefined> {
+    const [row] = await db.rows<JobRow>(LOCK, [id]);
+    return row ? toJob(row) : undefined;
+  },
+
+  /** Compare-and-set of the state: only a legal `move` writes. */
+  async setJobState(
+    db: Db,
+    id: string,
+    from: FlowState,
+    to: FlowState,
+    patch: JobPatch = {},
+  ): Promise<boolean> {
+    if (transition('flow', from, to, id) !== 'move') return false;
+    const final = isFinalFlowState(to);
+    const values = patchValues(id, patch, db.clock.now());
+    const moved = await db.count(MOVE, [...values, from, to, final]);
+    if (moved !== 1) return false;
+    if (final) db.notify(`job:${id}`);
+    return true;
+  },
+
+  /** Patches a job; NotFoundError when there is none. */
+  async updateJob(db: Db, id: string, patch: JobPatch): Promise<void> {
+    const changed = await db.count(PATCH, patchValues(id, patch, db.clock.now()));
+    if (changed !== 1) throw new NotFoundError('job', id);
+  },
+
+  /** Lists jobs by filter in id order (newest first with `descending`). */
+  async listJobs(db: Db, filter: JobFilter = {}): Promise<JobRecord[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (filter.state !== undefined) {
+      const states = Array.isArray(filter.state) ? filter.state : [filter.state];
+      if (states.length === 0) return [];
+      where.push(`state = ANY(${param(states)}::text[])`);
+    }
+    if (filter.workflow !== undefined) where.push(`workflow = ${param(filter.workflow)}`);
+    if (filter.parentId !== undefined) where.push(`parent_id = ${param(filter.parentId)}`);
+    if (filter.createdAfter !== undefined) {
+      where.push(`created_at >= ${param(filter.createdAfter)}::bigint`);
+    }
+    if (filter.createdBefore !== undefined) {
+      where.push(`created_at < ${param(filter.createdBefore)}::bigint`);
+    }
+    if (filter.after !== undefined) {
+      where.push(`id ${filter.descending ? '<' : '>'} ${param(filter.after)}`);
+    }
+    const limit = param(Math.max(0, Math.floor(filter.limit ?? 100)));
+    const text = `SELECT ${COLUMNS} FROM weft_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id ${filter.descending ? 'DESC' : 'ASC'} LIMIT ${limit}`;
+    let statement = listings.get(text);
+    if (!statement) {
+      statement = sql(`job_list_${listings.size}`, text);
+      listings.set(text, statement);
+    }
+    return (await db.rows<JobRow>(statement, values)).map(toJob);
+  },
+};

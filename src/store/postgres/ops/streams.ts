@@ -1,0 +1,347 @@
+/**
+ * PostgreSQL streams: messages with leases. A claimed message's `available_at` is set to
+ * its lease end, so "claimable" is one index range — `stream = $1 AND available_at <= now`
+ * — whether the message was never claimed, released, or its lease ran out. A claim is one
+ * statement: it locks the oldest claimable rows with `FOR UPDATE SKIP LOCKED` (so
+ * concurrent claimers in any process take disjoint messages without waiting on each
+ * other), dead-letters those past `maxDeliveries`, and leases the rest.
+ *
+ * Appends send `s:<stream>` on channel `weft` from the same statement, so listeners in
+ * other processes hear of them only after the commit.
+ */
+import type { DeadLetter, Json, NewMessage, StreamMessage } from '../../records.js';
+import { type Db, sql, toJson, toRowId } from './context.js';
+
+interface MessageRow {
+  id: number;
+  stream: string;
+  job: string | null;
+  payload: Json;
+  deliveries: number;
+  consumer: string | null;
+  lease_until: number | null;
+  available_at: number;
+  created_at: number;
+}
+
+interface DeadLetterRow {
+  id: number;
+  stream: string;
+  job: string | null;
+  payload: Json;
+  deliveries: number;
+  reason: string;
+  created_at: number;
+  dead_at: number;
+}
+
+function toMessage(row: MessageRow): StreamMessage {
+  return {
+    id: String(row.id),
+    stream: row.stream,
+    payload: row.payload,
+    job: row.job,
+    deliveries: row.deliveries,
+    consumer: row.consumer,
+    leaseUntil: row.lease_until,
+    createdAt: row.created_at,
+    availableAt: row.available_at,
+  };
+}
+
+function toDeadLetter(row: DeadLetterRow): DeadLetter {
+  return {
+    id: String(row.id),
+    stream: row.stream,
+    payload: row.payload,
+    job: row.job,
+    deliveries: row.deliveries,
+    reason: row.reason,
+    createdAt: row.created_at,
+    deadAt: row.dead_at,
+  };
+}
+
+/** Stands in for "no maxDeliveries": no message is delivered this often. */
+const NEVER = 2_147_483_647;
+
+const COLUMNS =
+  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at';
+const M_COLUMNS =
+  'm.id, m.stream, m.job, m.payload, m.deliveries, m.consumer, m.lease_until, m.available_at, m.created_at';
+const DEAD_REASON = `'delivered ' || deliveries || ' times; maxDeliveries is ' || $MAX::int`;
+
+const APPEND_ONE = sql(
+  'message_append_one',
+  `INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
+   VALUES ($1, $2, $3, 0, $4, $5)
+   RETURNING id, pg_notify('weft', 's:' || stream) IS NULL AS notified`,
+);
+const APPEND_MANY = sql(
+  'message_append_many',
+  `WITH src AS (
+     SELECT nextval('weft_message_ids') AS id, u.stream, u.job, u.payload, u.available_at, u.ord
+     FROM unnest($1::text[], $2::text[], $3::json[], $4::bigint[])
+       WITH ORDINALITY AS u (stream, job, payload, available_at, ord)
+   ), ins AS (
+     INSERT INTO weft_messages (id, stream, job, payload, deliveries, available_at, created_at)
+     SELECT id, stream, job, payload, 0, available_at, $5 FROM src
+   )
+   SELECT id, (SELECT bool_and(pg_notify('weft', 's:' || d.stream) IS NULL)
+               FROM (SELECT DISTINCT stream FROM src) d) AS notified
+   FROM src ORDER BY ord`,
+);
+// $1 stream, $2 now, $3 max, $4 consumer, $5 maxDeliveries, $6 lease end.
+const CLAIM = sql(
+  'message_claim',
+  `WITH picked AS (
+     SELECT id, deliveries FROM weft_messages
+     WHERE stream = $1 AND available_at <= $2
+     ORDER BY available_at, id LIMIT $3
+     FOR UPDATE SKIP LOCKED
+   ), dead AS (
+     DELETE FROM weft_messages m USING picked p
+     WHERE m.id = p.id AND p.deliveries > 0 AND p.deliveries >= $5
+     RETURNING ${M_COLUMNS}
+   ), buried AS (
+     INSERT INTO weft_dead_letters (id, stream, job, payload, deliveries, reason, created_at, dead_at)
+     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$5')}, created_at, $2
+     FROM dead RETURNING 1
+   ), claimed AS (
+     UPDATE weft_messages m
+     SET consumer = $4, deliveries = m.deliveries + 1, lease_until = $6, available_at = $6
+     FROM picked p WHERE m.id = p.id AND NOT (p.deliveries > 0 AND p.deliveries >= $5)
+     RETURNING ${M_COLUMNS}
+   )
+   SELECT c.*, b.n AS buried
+   FROM (SELECT count(*) AS n FROM buried) b LEFT JOIN claimed c ON true
+   ORDER BY c.id`,
+);
+const ACK = sql(
+  'message_ack',
+  'DELETE FROM weft_messages WHERE id = $1 AND stream = $2 AND consumer = $3',
+);
+const EXTEND = sql(
+  'message_extend',
+  `UPDATE weft_messages SET lease_until = $1, available_at = $1
+   WHERE stream = $2 AND consumer = $3 AND id = ANY($4::bigint[]) RETURNING id`,
+);
+const RELEASE = sql(
+  'message_release',
+  `UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = $1
+   WHERE id = $2 AND stream = $3 AND consumer = $4
+   RETURNING pg_notify('weft', 's:' || stream) IS NULL AS notified`,
+);
+const REMOVE = sql(
+  'message_remove',
+  'DELETE FROM weft_messages WHERE stream = $1 AND id = ANY($2::bigint[])',
+);
+// $1 stream, $2 now, $3 maxDeliveries.
+const RECLAIM = sql(
+  'message_reclaim',
+  `WITH dead AS (
+     DELETE FROM weft_messages
+     WHERE stream = $1 AND deliveries > 0 AND deliveries >= $3 AND available_at <= $2
+     RETURNING ${COLUMNS}
+   ), buried AS (
+     INSERT INTO weft_dead_letters (id, stream, job, payload, deliveries, reason, created_at, dead_at)
+     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$3')}, created_at, $2
+     FROM dead RETURNING 1
+   ), freed AS (
+     UPDATE weft_messages SET consumer = NULL, lease_until = NULL
+     WHERE stream = $1 AND deliveries > 0 AND deliveries < $3 AND consumer IS NOT NULL
+       AND available_at <= $2
+     RETURNING 1
+   )
+   SELECT b.n AS buried, f.n AS freed,
+     CASE WHEN f.n > 0 THEN pg_notify('weft', 's:' || $1) IS NULL END AS notified
+   FROM (SELECT count(*) AS n FROM buried) b, (SELECT count(*) AS n FROM freed) f`,
+);
+const COUNT_ONE = sql('message_count', 'SELECT count(*) AS n FROM weft_messages WHERE stream = $1');
+const COUNT_ALL = sql('message_count_all', 'SELECT count(*) AS n FROM weft_messages');
+const PEEK = sql(
+  'message_peek',
+  `SELECT ${COLUMNS} FROM weft_messages WHERE stream = $1 ORDER BY id LIMIT $2`,
+);
+const DEAD_ONE = sql(
+  'dead_list',
+  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
+   FROM weft_dead_letters WHERE stream = $1 ORDER BY id LIMIT $2`,
+);
+const DEAD_ALL = sql(
+  'dead_list_all',
+  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
+   FROM weft_dead_letters ORDER BY id LIMIT $1`,
+);
+const REQUEUE = sql(
+  'dead_requeue',
+  `WITH d AS (DELETE FROM weft_dead_letters WHERE id = $1 RETURNING stream, job, payload)
+   INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
+   SELECT stream, job, payload, 0, $2, $2 FROM d
+   RETURNING id, stream, pg_notify('weft', 's:' || stream) IS NULL AS notified`,
+);
+
+function rowIds(ids: string[]): string[] {
+  return ids.map(toRowId).filter((id): id is string => id !== undefined);
+}
+
+/** Stream operations. */
+export const streams = {
+  /** Appends messages and returns their ids, in order, in one statement. */
+  async append(db: Db, messages: NewMessage[]): Promise<string[]> {
+    if (messages.length === 0) return [];
+    const now = db.clock.now();
+    for (const m of messages) db.notify(`stream:${m.stream}`);
+    if (messages.length === 1) {
+      const m = messages[0] as NewMessage;
+      const values = [m.stream, m.job ?? null, toJson(m.payload), m.availableAt ?? now, now];
+      const rows = await db.rows<{ id: number }>(APPEND_ONE, values);
+      return rows.map((r) => String(r.id));
+    }
+    const rows = await db.rows<{ id: number }>(APPEND_MANY, [
+      messages.map((m) => m.stream),
+      messages.map((m) => m.job ?? null),
+      messages.map((m) => toJson(m.payload)),
+      messages.map((m) => m.availableAt ?? now),
+      now,
+    ]);
+    return rows.map((r) => String(r.id));
+  },
+
+  /** Appends one message with a payload already built (timers and signals use it). */
+  async appendOne(db: Db, message: NewMessage, payload: Json = message.payload): Promise<string> {
+    const [id] = await streams.append(db, [{ ...message, payload }]);
+    return id as string;
+  },
+
+  /**
+   * Claims up to `max` claimable messages, dead-lettering those past `maxDeliveries`
+   * (and claiming again in their place, so a claim is not cut short by them).
+   */
+  async claim(
+    db: Db,
+    stream: string,
+    options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
+  ): Promise<StreamMessage[]> {
+    let want = Math.floor(options.max ?? 1);
+    const maxDeliveries =
+      options.maxDeliveries === undefined
+        ? NEVER
+        : Math.min(NEVER, Math.max(0, Math.floor(options.maxDeliveries)));
+    const out: StreamMessage[] = [];
+    while (want > 0) {
+      const now = db.clock.now();
+      const until = now + Math.max(0, options.leaseMs);
+      const rows = await db.rows<MessageRow & { buried: number }>(CLAIM, [
+        stream,
+        now,
+        want,
+        options.consumer,
+        maxDeliveries,
+        until,
+      ]);
+      const claimed = rows.filter((r) => r.id !== null).map(toMessage);
+      out.push(...claimed);
+      want -= claimed.length;
+      if ((rows[0]?.buried ?? 0) === 0) break;
+    }
+    return out.sort((a, b) => Number(a.id) - Number(b.id));
+  },
+
+  /** Deletes a message when `consumer` still holds it. */
+  async ack(db: Db, stream: string, id: string, consumer: string): Promise<boolean> {
+    const rowId = toRowId(id);
+    return rowId !== undefined && (await db.count(ACK, [rowId, stream, consumer])) === 1;
+  },
+
+  /** Extends the leases `consumer` still holds; returns those ids. */
+  async extendLease(
+    db: Db,
+    stream: string,
+    ids: string[],
+    consumer: string,
+    leaseMs: number,
+  ): Promise<string[]> {
+    const wanted = rowIds(ids);
+    if (wanted.length === 0) return [];
+    const until = db.clock.now() + Math.max(0, leaseMs);
+    const rows = await db.rows<{ id: number }>(EXTEND, [until, stream, consumer, wanted]);
+    const held = new Set(rows.map((r) => String(r.id)));
+    return ids.filter((id) => held.has(id));
+  },
+
+  /** Gives a held message back, claimable after `delayMs`. */
+  async release(
+    db: Db,
+    stream: string,
+    id: string,
+    consumer: string,
+    delayMs = 0,
+  ): Promise<boolean> {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return false;
+    const at = db.clock.now() + Math.max(0, delayMs);
+    const released = (await db.count(RELEASE, [at, rowId, stream, consumer])) === 1;
+    if (released) db.notify(`stream:${stream}`);
+    return released;
+  },
+
+  /** Deletes messages whoever holds them. */
+  async remove(db: Db, stream: string, ids: string[]): Promise<number> {
+    const wanted = rowIds(ids);
+    return wanted.length === 0 ? 0 : db.count(REMOVE, [stream, wanted]);
+  },
+
+  /** Frees expired leases and dead-letters claimable messages past `maxDeliveries`. */
+  async reclaimExpired(
+    db: Db,
+    stream: string,
+    options: { maxDeliveries?: number } = {},
+  ): Promise<{ reclaimed: number; deadLettered: number }> {
+    const max =
+      options.maxDeliveries === undefined
+        ? NEVER
+        : Math.min(NEVER, Math.max(0, Math.floor(options.maxDeliveries)));
+    const [row] = await db.rows<{ buried: number; freed: number }>(RECLAIM, [
+      stream,
+      db.clock.now(),
+      max,
+    ]);
+    const reclaimed = row?.freed ?? 0;
+    if (reclaimed > 0) db.notify(`stream:${stream}`);
+    return { reclaimed, deadLettered: row?.buried ?? 0 };
+  },
+
+  /** Messages waiting or held in one stream, or in all. */
+  async countMessages(db: Db, stream?: string): Promise<number> {
+    const [row] =
+      stream === undefined
+        ? await db.rows<{ n: number }>(COUNT_ALL, [])
+        : await db.rows<{ n: number }>(COUNT_ONE, [stream]);
+    return row?.n ?? 0;
+  },
+
+  /** Reads messages in id order without claiming them. */
+  async peek(db: Db, stream: string, limit = 100): Promise<StreamMessage[]> {
+    return (await db.rows<MessageRow>(PEEK, [stream, Math.max(0, limit)])).map(toMessage);
+  },
+
+  /** Dead letters in id order, of one stream or all. */
+  async listDeadLetters(db: Db, stream?: string, limit = 100): Promise<DeadLetter[]> {
+    const rows =
+      stream === undefined
+        ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, limit)])
+        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, limit)]);
+    return rows.map(toDeadLetter);
+  },
+
+  /** Moves a dead letter back to its stream as a new message; returns its new id. */
+  async requeueDeadLetter(db: Db, id: string): Promise<string | undefined> {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const [row] = await db.rows<{ id: number; stream: string }>(REQUEUE, [rowId, db.clock.now()]);
+    if (!row) return undefined;
+    db.notify(`stream:${row.stream}`);
+    return String(row.id);
+  },
+};

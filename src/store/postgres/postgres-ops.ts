@@ -1,0 +1,140 @@
+/**
+ * The contract's methods over the PostgreSQL operation groups. Each method hands its
+ * operation to an `invoke` that decides where it runs: on the open transaction's client,
+ * or directly on the pool (`atomic` operations — those of several statements that must
+ * commit together — get a short transaction of their own there).
+ */
+import type { FlowState } from '../../core/states.js';
+import type {
+  ActivityWrite,
+  ClaimOptions,
+  CounterRef,
+  DefinitionRecord,
+  JobFilter,
+  JobPatch,
+  Json,
+  NewJob,
+  NewMessage,
+  NewTimer,
+  NewWaiter,
+  StoreTx,
+} from '../store.js';
+import { activities } from './ops/activities.js';
+import type { Db } from './ops/context.js';
+import { counters } from './ops/counters.js';
+import { definitions } from './ops/definitions.js';
+import { jobs } from './ops/jobs.js';
+import { signals } from './ops/signals.js';
+import { streams } from './ops/streams.js';
+import { timers } from './ops/timers.js';
+
+/** Runs an operation; `atomic` says its statements must share one transaction. */
+export type Invoke = <T>(atomic: boolean, op: (db: Db) => Promise<T>) => Promise<T>;
+
+const ONE = false;
+const ATOMIC = true;
+
+/** The contract over `invoke`: a class, so a transaction's handle is one small object. */
+export class PostgresStoreTx implements StoreTx {
+  constructor(private readonly invoke: Invoke) {}
+
+  createJob(job: NewJob) {
+    return this.invoke(ONE, (db) => jobs.createJob(db, job));
+  }
+  getJob(id: string) {
+    return this.invoke(ONE, (db) => jobs.getJob(db, id));
+  }
+  lockJob(id: string) {
+    return this.invoke(ONE, (db) => jobs.lockJob(db, id));
+  }
+  setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch) {
+    return this.invoke(ONE, (db) => jobs.setJobState(db, id, from, to, patch));
+  }
+  updateJob(id: string, patch: JobPatch) {
+    return this.invoke(ONE, (db) => jobs.updateJob(db, id, patch));
+  }
+  listJobs(filter?: JobFilter) {
+    return this.invoke(ONE, (db) => jobs.listJobs(db, filter));
+  }
+  putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
+    return this.invoke(ONE, (db) => definitions.putDefinition(db, def));
+  }
+  getDefinition(workflow: string, version?: number) {
+    return this.invoke(ONE, (db) => definitions.getDefinition(db, workflow, version));
+  }
+  listDefinitions() {
+    return this.invoke(ONE, (db) => definitions.listDefinitions(db));
+  }
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint) {
+    return this.invoke(ONE, (db) => counters.addCounter(db, ref, delta, initial));
+  }
+  getCounter(ref: CounterRef) {
+    return this.invoke(ONE, (db) => counters.getCounter(db, ref));
+  }
+  listCounters(job: string) {
+    return this.invoke(ONE, (db) => counters.listCounters(db, job));
+  }
+  putActivity(write: ActivityWrite) {
+    return this.invoke(ONE, (db) => activities.putActivity(db, write));
+  }
+  getActivity(job: string, activity: string, dimension?: string) {
+    return this.invoke(ONE, (db) => activities.getActivity(db, job, activity, dimension));
+  }
+  listActivities(job: string) {
+    return this.invoke(ONE, (db) => activities.listActivities(db, job));
+  }
+  append(messages: NewMessage[]) {
+    return this.invoke(ONE, (db) => streams.append(db, messages));
+  }
+  claim(stream: string, options: ClaimOptions) {
+    return this.invoke(ONE, (db) => streams.claim(db, stream, options));
+  }
+  ack(stream: string, id: string, consumer: string) {
+    return this.invoke(ONE, (db) => streams.ack(db, stream, id, consumer));
+  }
+  extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
+    return this.invoke(ONE, (db) => streams.extendLease(db, stream, ids, consumer, leaseMs));
+  }
+  release(stream: string, id: string, consumer: string, delayMs?: number) {
+    return this.invoke(ONE, (db) => streams.release(db, stream, id, consumer, delayMs));
+  }
+  remove(stream: string, ids: string[]) {
+    return this.invoke(ONE, (db) => streams.remove(db, stream, ids));
+  }
+  reclaimExpired(stream: string, options?: { maxDeliveries?: number }) {
+    return this.invoke(ONE, (db) => streams.reclaimExpired(db, stream, options));
+  }
+  countMessages(stream?: string) {
+    return this.invoke(ONE, (db) => streams.countMessages(db, stream));
+  }
+  peek(stream: string, limit?: number) {
+    return this.invoke(ONE, (db) => streams.peek(db, stream, limit));
+  }
+  listDeadLetters(stream?: string, limit?: number) {
+    return this.invoke(ONE, (db) => streams.listDeadLetters(db, stream, limit));
+  }
+  requeueDeadLetter(id: string) {
+    return this.invoke(ONE, (db) => streams.requeueDeadLetter(db, id));
+  }
+  scheduleTimer(timer: NewTimer) {
+    return this.invoke(ONE, (db) => timers.scheduleTimer(db, timer));
+  }
+  cancelTimer(key: string) {
+    return this.invoke(ONE, (db) => timers.cancelTimer(db, key));
+  }
+  fireDueTimers(now: number, max?: number) {
+    return this.invoke(ONE, (db) => timers.fireDueTimers(db, now, max));
+  }
+  nextTimerAt() {
+    return this.invoke(ONE, (db) => timers.nextTimerAt(db));
+  }
+  registerWaiter(waiter: NewWaiter) {
+    return this.invoke(ATOMIC, (db) => signals.registerWaiter(db, waiter));
+  }
+  removeWaiter(key: string) {
+    return this.invoke(ONE, (db) => signals.removeWaiter(db, key));
+  }
+  deliverSignal(key: string, data: Json, options?: { ttlMs?: number }) {
+    return this.invoke(ATOMIC, (db) => signals.deliverSignal(db, key, data, options));
+  }
+}
