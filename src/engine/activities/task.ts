@@ -59,6 +59,10 @@ export const task: ActivityKind = {
 /** Leg2 of a task: one worker response. Returns false when Leg2 was already closed. */
 export async function respondTask(step: Step, response: TaskResponse): Promise<boolean> {
   const address = { job: response.job, a: response.a, d: response.d };
+  // A response for an attempt other than the current one is stale (a second delivery of
+  // an earlier attempt's work): it must not reach Leg2, or it would schedule a retry again.
+  const current = await step.tx.getActivity(step.job.id, response.a, response.d);
+  if (current && current.attempt !== response.attempt) return false;
   if ((await beginLeg2(step, address)) === undefined) return false;
   const activity = step.activity(response.a);
   const attempts = activity.retry?.attempts ?? 1;
