@@ -306,9 +306,11 @@ export class Simulator {
 
   /**
    * Drives everything to rest: pending decisions first, then scheduled tasks are started
-   * and started tasks completed (oldest first), then time jumps to the next timer.
+   * and started tasks completed (oldest first), then time jumps to the next timer
+   * (unless `advanceTime` is false).
    */
-  async run(maxSteps = 1_000_000): Promise<void> {
+  async run(options: { advanceTime?: boolean; maxSteps?: number } = {}): Promise<void> {
+    const maxSteps = options.maxSteps ?? 1_000_000;
     let startAt = 0;
     let completeAt = 0;
     for (let step = 0; step < maxSteps; step++) {
@@ -336,7 +338,7 @@ export class Simulator {
         continue;
       }
       const next = [...this.timers].sort((a, b) => a.at - b.at)[0];
-      if (next) {
+      if (next && options.advanceTime !== false) {
         this.advance(Math.max(0, next.at - this.now));
         continue;
       }
