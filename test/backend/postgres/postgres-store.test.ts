@@ -1,0 +1,130 @@
+/**
+ * PostgreSQL only: many stores opening one fresh database at once migrate it once;
+ * `migrate: false` refuses an unmigrated database; the pool honours `?pool=N`; a deadlock
+ * between two transactions fails one of them with the retryable STORE_CONFLICT and
+ * commits the other; JSON is stored as written; counters are NUMERIC in the database.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../../src/core/errors.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
+import { rawSql } from '../../support/raw-sql.js';
+import {
+  backend,
+  freshStoreUrl,
+  skipBackend,
+  type TestStoreLocation,
+} from '../../support/store-under-test.js';
+
+let location: TestStoreLocation;
+const stores: Store[] = [];
+beforeEach(async () => {
+  if (backend === 'postgres' && !skipBackend) location = await freshStoreUrl();
+});
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+  await location?.cleanup();
+});
+
+async function open(url: string, options = {}): Promise<Store> {
+  const store = await openStore(url, options);
+  stores.push(store);
+  return store;
+}
+
+/** A promise and the function that resolves it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () => {
+  it('eight stores opening one fresh database at once apply each migration once', async () => {
+    await Promise.all(Array.from({ length: 8 }, () => open(location.url)));
+    const rows = await rawSql(
+      location.url,
+      'SELECT version, count(*) AS n FROM weft_migrations GROUP BY version',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(Number(row.n)).toBe(1);
+  });
+
+  it('migrate: false refuses a database that was never migrated', async () => {
+    const error = await openStore(location.url, { migrate: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'SCHEMA_OUTDATED' });
+  });
+
+  it('the pool holds at most ?pool=N connections however many calls wait', async () => {
+    const url = new URL(location.url);
+    url.searchParams.set('pool', '2');
+    url.searchParams.set('application_name', 'weft_pool_test');
+    const store = await open(url.toString());
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.addCounter({ job: 'j', field: 'n' }, 1n);
+          await tx.append([{ stream: 's', payload: i }]);
+        }),
+      ),
+    );
+    expect(await store.getCounter({ job: 'j', field: 'n' })).toBe(12n);
+    const [row] = await rawSql(
+      location.url,
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'weft_pool_test'",
+    );
+    expect(Number(row?.n)).toBeGreaterThan(0);
+    expect(Number(row?.n)).toBeLessThanOrEqual(2);
+  });
+
+  it('a deadlock fails one transaction with STORE_CONFLICT and commits the other', async () => {
+    const store = await open(location.url);
+    for (const id of ['a', 'b']) {
+      await store.createJob({ id, workflow: 'w', version: 1, model: 'graph', input: null });
+    }
+    const bothLocked = [gate(), gate()];
+    const run = (first: string, second: string, mine: number) =>
+      store.transaction(async (tx) => {
+        await tx.lockJob(first);
+        bothLocked[mine]?.open();
+        await bothLocked[1 - mine]?.wait;
+        await tx.lockJob(second);
+        await tx.updateJob(first, { output: `by ${mine}` });
+        return mine;
+      });
+    const results = await Promise.allSettled([run('a', 'b', 0), run('b', 'a', 1)]);
+    const failed = results.filter((r) => r.status === 'rejected');
+    expect(failed).toHaveLength(1);
+    expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+    expect((failed[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreError);
+    const winner = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<number>)
+      .value;
+    const outputs = [(await store.getJob('a'))?.output, (await store.getJob('b'))?.output];
+    expect(outputs.filter((o) => o !== null)).toEqual([`by ${winner}`]);
+  });
+
+  it('stores JSON as written: key order, NUL characters and lone surrogates survive', async () => {
+    const store = await open(location.url);
+    const payload = { z: 1, a: ['\u0000', '\udc00', 'é'], m: { y: null, b: 1.5e300 } };
+    await store.append([{ stream: 's', payload }]);
+    const [message] = await store.peek('s');
+    expect(message?.payload).toEqual(payload);
+    expect(Object.keys(message?.payload as object)).toEqual(['z', 'a', 'm']);
+  });
+
+  it('keeps counters as NUMERIC, exact past 64 bits', async () => {
+    const store = await open(location.url);
+    const big = 2n ** 200n;
+    expect(await store.addCounter({ job: 'j', field: 'k' }, 1n, big)).toBe(big + 1n);
+    const [row] = await rawSql(
+      location.url,
+      "SELECT pg_typeof(value)::text AS type, value::text AS value FROM weft_counters WHERE field = 'k'",
+    );
+    expect(row).toEqual({ type: 'numeric', value: (big + 1n).toString() });
+  });
+});
