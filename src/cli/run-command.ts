@@ -65,6 +65,8 @@ export async function runCommand(
     store,
     handlers,
     concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    // Every step commits on its own, so each intermediate collation key is printed.
+    inlineSteps: 0,
     onCommit: () => {
       showing = showing.then(show).catch(() => {});
     },

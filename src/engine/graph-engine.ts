@@ -32,16 +32,32 @@ export interface StepResult {
 /** Options of the graph engine. */
 export interface GraphEngineOptions {
   clock?: Clock;
+  /**
+   * How many `enter` messages of the job it is already running one call may run inline,
+   * in the same transaction, instead of appending them to the engine stream (default 0:
+   * every step goes through the stream and is observable on its own). Workers set it, so
+   * a job's next activity starts in the transaction that ended the previous one: the
+   * same steps, each still guarded by its semaphore, without a commit and a claim
+   * between them. Past the budget, messages are appended as usual.
+   */
+  inlineSteps?: number;
+}
+
+/** How many more steps the current call may run inline. */
+interface InlineBudget {
+  left: number;
 }
 
 /** Runs graph-workflow steps. */
 export class GraphEngine {
   readonly clock: Clock;
+  private readonly inlineSteps: number;
   private readonly cache = new WorkflowCache();
   private readonly kinds: Record<CompiledWorkflow['activities'][string]['kind'], ActivityKind>;
 
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
+    this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
     const loadLatest = async (step: Step, workflow: string): Promise<LoadedWorkflow> => {
       const record = await step.tx.getDefinition(workflow);
       if (!record)
@@ -61,7 +77,15 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.run(tx, message.job, message.d, async (step) => {
+    return this.handleWith(tx, message, { left: this.inlineSteps });
+  }
+
+  private async handleWith(
+    tx: StoreTx,
+    message: EngineMessage,
+    budget: InlineBudget,
+  ): Promise<StepResult> {
+    return this.run(tx, message.job, message.d, budget, async (step) => {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
         case 'enter': {
@@ -89,23 +113,36 @@ export class GraphEngine {
 
   /** Runs one task response (Leg2 of a task). */
   async respond(tx: StoreTx, response: TaskResponse): Promise<StepResult> {
-    return this.run(tx, response.job, response.d, (step) => respondTask(step, response));
+    return this.run(tx, response.job, response.d, { left: this.inlineSteps }, (step) =>
+      respondTask(step, response),
+    );
   }
 
   private async run(
     tx: StoreTx,
     jobId: string,
     dimension: string,
+    budget: InlineBudget,
     body: (step: Step) => Promise<boolean>,
   ): Promise<StepResult> {
     const job = await tx.lockJob(jobId);
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
     const wf = await this.cache.get(tx, job.workflow, job.version);
     const step = new Step(tx, job, wf, this.clock, dimension);
+    if (budget.left > 0) {
+      step.holdBack((m) => m.k === 'enter' && m.job === job.id && budget.left-- > 0);
+    }
     if (!(await body(step))) return { status: 'duplicate' };
     const key = await step.flush();
-    if (!isComplete(wf.layout, key)) return { status: 'ran' };
-    return { status: 'ran', ended: await this.finishJob(step) };
+    let result: StepResult = isComplete(wf.layout, key)
+      ? { status: 'ran', ended: await this.finishJob(step) }
+      : { status: 'ran' };
+    // Held messages run now, in this transaction, as steps of their own.
+    for (const message of step.takeHeld()) {
+      const inner = await this.handleWith(tx, message, budget);
+      if (inner.ended) result = { status: 'ran', ended: inner.ended };
+    }
+    return result;
   }
 
   private async finishJob(step: Step): Promise<JobRecord['state']> {

@@ -37,6 +37,8 @@ export class Step {
   private key: bigint | undefined;
   private delta = 0n;
   private readonly messages: NewMessage[] = [];
+  private readonly held: EngineMessage[] = [];
+  private hold: ((message: EngineMessage) => boolean) | undefined;
   private expressionData: Record<string, Json> | undefined;
 
   constructor(
@@ -83,6 +85,10 @@ export class Step {
 
   /** Queues an engine message for this job. */
   sendEngine(message: EngineMessage): void {
+    if (this.hold?.(message)) {
+      this.held.push(message);
+      return;
+    }
     this.messages.push({
       stream: ENGINE_STREAM,
       job: message.job,
@@ -136,6 +142,19 @@ export class Step {
   /** Evaluates a JSONata expression over this job's data. */
   async evaluate(expression: string, where: string): Promise<Json> {
     return evaluateExpression(expression, await this.data(), where, { now: this.clock.now() });
+  }
+
+  /**
+   * From now on, engine messages `hold` accepts are kept back — to run inline in the same
+   * transaction after this step — instead of being appended to the stream.
+   */
+  holdBack(hold: (message: EngineMessage) => boolean): void {
+    this.hold = hold;
+  }
+
+  /** The engine messages kept back by {@link holdBack}, once. */
+  takeHeld(): EngineMessage[] {
+    return this.held.splice(0);
   }
 
   /** Applies the folded collation add and appends queued messages; returns the new key. */

@@ -21,6 +21,12 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Most engine messages in one transaction (default 64). */
   batchSize?: number;
+  /**
+   * Most further steps of the same job one engine step may run inline, in its own
+   * transaction, instead of sending them through the engine stream (default 64; 0 sends
+   * every step through the stream). See `GraphEngineOptions.inlineSteps`.
+   */
+  inlineSteps?: number;
   /** Lease on a claimed message, in ms (default 30000); long handlers heartbeat. */
   leaseMs?: number;
   /** Deliveries before a message is dead-lettered (default 10). */

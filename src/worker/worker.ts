@@ -61,7 +61,7 @@ export class Worker {
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
     this.concurrency = options.concurrency ?? 10;
-    this.graph = new GraphEngine({ clock: this.clock });
+    this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.routes = [
       {
         stream: ENGINE_STREAM,
