@@ -7,6 +7,7 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import { NotFoundError, TimeoutError, ValidationError } from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
+import { DurableEngine } from '../durable/durable-engine.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
@@ -35,6 +36,7 @@ export class Client {
   readonly clock: Clock;
   private readonly newId: () => string;
   private readonly engine: GraphEngine;
+  private readonly durable: DurableEngine;
 
   constructor(
     readonly store: Store,
@@ -43,6 +45,7 @@ export class Client {
     this.clock = options.clock ?? new SystemClock();
     this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
     this.engine = new GraphEngine({ clock: this.clock });
+    this.durable = new DurableEngine({ clock: this.clock });
   }
 
   /** Stores a compiled graph workflow as a version (the same content again is a no-op). */
@@ -57,8 +60,11 @@ export class Client {
   }
 
   /**
-   * Starts a job of a deployed workflow. The input is checked against the workflow's
-   * input schema first; a job whose input fails is refused with a ValidationError.
+   * Starts a job of a deployed graph workflow, or an instance of a code-first workflow a
+   * worker has registered (its `handle` gets `input` as its arguments when `input` is an
+   * array, else as its one argument). A graph job's input is checked against the
+   * workflow's input schema first; a job whose input fails is refused with a
+   * ValidationError. Starting an existing id returns that job.
    */
   async start(
     workflow: string,
@@ -72,8 +78,13 @@ export class Client {
         options.version ? `${workflow}@${options.version}` : workflow,
       );
     }
-    if (record.model !== 'graph') {
-      throw new ValidationError(`workflow ${workflow} is a ${record.model} workflow`, workflow);
+    if (record.model === 'durable') {
+      const args = Array.isArray(input) ? input : [input];
+      const id = options.id ?? this.newId();
+      const { job } = await this.store.transaction((tx) =>
+        this.durable.start(tx, { id, workflow, input: args }),
+      );
+      return job;
     }
     const compiled = record.definition as unknown as CompiledWorkflow;
     validateJobInput(compiled, input);
@@ -96,6 +107,45 @@ export class Client {
       throw new ValidationError(`job ${jobId} has already ended (${job.state})`, `signal ${name}`);
     }
     return this.store.deliverSignal(signalKey(jobId, name), data);
+  }
+
+  /** Sends an event to a code-first instance: an `onEvent` branch, and any wait for it released. */
+  async sendEvent(jobId: string, name: string, data: Json = null): Promise<void> {
+    await this.durableJob(jobId, `event ${name}`);
+    await this.store.transaction((tx) => this.durable.act(tx, jobId, { type: 'onEvent', name, data }));
+  }
+
+  /** Pauses a code-first instance: actions still arrive and buffer, no decision runs. */
+  async pause(jobId: string): Promise<JobRecord> {
+    return this.controlDurable(jobId, 'pause');
+  }
+
+  /** Resumes a paused (or modified, once the code is fixed) code-first instance. */
+  async resume(jobId: string): Promise<JobRecord> {
+    return this.controlDurable(jobId, 'resume');
+  }
+
+  /** Terminates a code-first instance: it ends in FAILURE, its waits cancelled. */
+  async terminate(jobId: string): Promise<JobRecord> {
+    return this.controlDurable(jobId, 'terminate');
+  }
+
+  private async controlDurable(jobId: string, op: 'pause' | 'resume' | 'terminate') {
+    await this.durableJob(jobId, op);
+    await this.store.transaction((tx) => this.durable.control(tx, jobId, op));
+    return (await this.store.getJob(jobId)) as JobRecord;
+  }
+
+  private async durableJob(jobId: string, what: string): Promise<JobRecord> {
+    const job = await this.store.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    if (job.model !== 'durable') {
+      throw new ValidationError(`job ${jobId} is a graph job; ${what} is for code-first jobs`, what);
+    }
+    if (isFinalFlowState(job.state)) {
+      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, what);
+    }
+    return job;
   }
 
   /** The job's current view: state, collation key, activities, children. */
@@ -147,6 +197,7 @@ export class Client {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
     if (isFinalFlowState(job.state)) return job;
+    if (job.model === 'durable') return this.terminate(jobId);
     await this.store.setJobState(jobId, job.state, 'FAILURE', {
       error: { name: 'Cancelled', code: 'CANCELLED', message: `job ${jobId} was cancelled` },
       finishedAt: this.clock.now(),

@@ -29,6 +29,8 @@ export interface EnterMessage extends ActivityAddress {
 
 /** Leg2 of a task: a worker's response. */
 export interface TaskResponse extends ActivityAddress {
+  /** `durable` for a code-first work (then `a` is the work's uuid). */
+  model?: 'graph' | 'durable';
   status: 'pending' | 'success' | 'error';
   attempt: number;
   output?: Json;
@@ -59,6 +61,8 @@ export type EngineMessage = EnterMessage | SignalMessage | TimerMessage | ChildM
 
 /** A unit of work for a task handler. */
 export interface TaskMessage extends ActivityAddress {
+  /** `durable` for a code-first work (then `a` is the work's uuid). */
+  model?: 'graph' | 'durable';
   task: string;
   input: Json;
   attempt: number;

@@ -45,6 +45,8 @@ export class TaskRunner {
     private readonly concurrency: number,
     private readonly clock: Clock,
     private readonly onFree: () => void,
+    /** Told of claimed messages before their handlers run (code-first works report onStart). */
+    private readonly onStarted?: (messages: readonly StreamMessage[]) => Promise<void>,
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
   }
@@ -72,6 +74,7 @@ export class TaskRunner {
         leaseMs: this.settings.leaseMs,
         maxDeliveries: this.settings.maxDeliveries,
       });
+      if (this.onStarted && messages.length > 0) await this.onStarted(messages);
       for (const message of messages) {
         const controller = new AbortController();
         this.running.set(message.id, controller);
@@ -85,7 +88,13 @@ export class TaskRunner {
   private async run(message: StreamMessage, controller: AbortController): Promise<void> {
     const task = message.payload as unknown as TaskMessage;
     const handler = this.handlers[task.task];
-    const base = { job: task.job, a: task.a, d: task.d, attempt: task.attempt };
+    const base = {
+      job: task.job,
+      a: task.a,
+      d: task.d,
+      attempt: task.attempt,
+      ...(task.model ? { model: task.model } : {}),
+    };
     let leaseLost = false;
     const heartbeat = setInterval(
       () => {

@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { ErrorRecord } from '../store/records.js';
+import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
 
@@ -17,6 +18,10 @@ export interface WorkerOptions {
   store: Store;
   /** Task handlers by name. */
   handlers?: TaskHandlers;
+  /** Code-first workflows whose decisions this worker runs. */
+  workflows?: readonly WorkflowDefinition<never[], unknown>[];
+  /** Code-first tasks this worker runs (added to `handlers` under their names). */
+  tasks?: readonly TaskDefinition<never, unknown>[];
   /** Most task handlers running at once (default 10). */
   concurrency?: number;
   /** Most engine messages in one transaction (default 64). */

@@ -10,8 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { toErrorRecord } from '../core/errors.js';
+import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
+import { DURABLE_STREAM, type DurableMessage, decisionStream } from '../durable/durable-messages.js';
 import { GraphEngine } from '../engine/graph-engine.js';
-import { ENGINE_STREAM, type EngineMessage } from '../engine/messages.js';
+import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
@@ -30,6 +32,7 @@ export class Worker {
   readonly store: Store;
   readonly consumer: string;
   readonly graph: GraphEngine;
+  readonly durable: DurableEngine;
   private readonly clock: Clock;
   private readonly settings: ProcessorSettings;
   private readonly tasks: TaskRunner;
@@ -62,6 +65,9 @@ export class Worker {
     this.graceMs = options.graceMs ?? 10_000;
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
+    this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
+    const durable: MessageHandler = (tx, message) =>
+      this.durable.handle(tx, message.payload as unknown as DurableMessage);
     this.routes = [
       {
         stream: ENGINE_STREAM,
@@ -69,14 +75,35 @@ export class Worker {
           await this.graph.handle(tx, message.payload as unknown as EngineMessage);
         },
       },
+      { stream: DURABLE_STREAM, handle: durable },
+      ...this.durable.workflowNames.map((name) => ({ stream: decisionStream(name), handle: durable })),
     ];
     this.tasks = new TaskRunner(
       this.settings,
-      options.handlers ?? {},
-      (tx, response) => this.graph.respond(tx, response),
+      {
+        ...options.handlers,
+        ...Object.fromEntries(
+          (options.tasks ?? []).map((t) => [t.name, (input: unknown) => t.run(input as never)]),
+        ),
+      },
+      async (tx, response) => {
+        if (response.model !== 'durable') return this.graph.respond(tx, response);
+        await this.durable.act(
+          tx,
+          response.job,
+          response.status === 'success'
+            ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+            : {
+                type: 'onFailure',
+                uuid: response.a,
+                error: response.error ?? { name: 'Error', message: 'task failed' },
+              },
+        );
+      },
       this.concurrency,
       this.clock,
       () => this.taskWake.wake(),
+      (messages) => this.reportStarts(messages),
     );
   }
 
@@ -87,10 +114,32 @@ export class Worker {
     return this;
   }
 
+  /** Code-first works report onStart to their instance when a worker picks them up. */
+  private async reportStarts(messages: readonly StreamMessage[]): Promise<void> {
+    const durable = messages
+      .map((m) => m.payload as unknown as TaskMessage)
+      .filter((t) => t.model === 'durable');
+    if (durable.length === 0) return;
+    durable.sort((x, y) => x.job.localeCompare(y.job));
+    await this.store.transaction(async (tx) => {
+      for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
+    });
+  }
+
   /** Starts the loops. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    // Code-first workflows are known by name, so clients can start them.
+    for (const name of this.durable.workflowNames) {
+      await this.store.putDefinition({
+        workflow: name,
+        version: DURABLE_VERSION,
+        model: 'durable',
+        definition: { workflow: name },
+        source: null,
+      });
+    }
     await this.engineWake.listen(
       this.store,
       this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),

@@ -1,0 +1,341 @@
+/**
+ * The code-first runtime: the pure decision engine of this folder, run on the store.
+ * Like the graph engine it is stateless — every call takes a store transaction, locks
+ * the job, and leaves everything it decided in that transaction: the instance (kept in
+ * the job's `context`), task messages, timers for waits and timeouts, child instances,
+ * events for other instances, and the job's state.
+ *
+ * When this process has the workflow's code, a triggered decision runs here, in the same
+ * transaction (the code is deterministic and does no I/O); otherwise a `decide` message
+ * goes to the workflow's decision stream for a process (or HTTP agent) that has it.
+ *
+ * Each work (task, child) also gets an activity semaphore as graph activities do: Leg1
+ * when it is scheduled, Leg2 when its result is recorded, so a result recorded twice is
+ * refused and the chaos check can read that every work ran once.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Clock, SystemClock } from '../core/clock.js';
+import { NotFoundError, ValidationError } from '../core/errors.js';
+import {
+  LEG1_ENTRY,
+  LEG1_EXIT,
+  LEG2_ENTRY,
+  LEG2_FINAL_EXIT,
+  SEMAPHORE_INITIAL,
+  isLeg2Closed,
+} from '../core/semaphore.js';
+import { taskStream } from '../engine/messages.js';
+import type { JobRecord, Json, NewMessage } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import type { Action } from './actions.js';
+import { runDecision } from './decision-executer.js';
+import type { WorkflowDefinition } from './definitions.js';
+import {
+  type ActionMessage,
+  DURABLE_STREAM,
+  type DurableMessage,
+  decisionStream,
+} from './durable-messages.js';
+import type { Effect } from './effects.js';
+import { receiveAction } from './engine-actions.js';
+import { pauseInstance, resumeInstance, terminateInstance } from './engine-control.js';
+import { applyDecisions } from './engine-decisions.js';
+import { startInstance } from './engine-start.js';
+import { currentDecisionRequest, tryTriggerDecision } from './engine-trigger.js';
+import type { Instance } from './instance.js';
+import { flowStateOf } from './instance-life.js';
+import { moveJobState } from './job-state-path.js';
+import { type ValueSource, systemValueSource } from './value-source.js';
+import { initialProperties } from './workflow-object.js';
+
+/** The version every code-first workflow is stored under (its code lives in workers). */
+export const DURABLE_VERSION = 1;
+
+/** What starts an instance. */
+export interface DurableStart {
+  id: string;
+  workflow: string;
+  input: Json[];
+  parent?: { job: string; uuid: string };
+}
+
+/** Options of the runtime. */
+export interface DurableEngineOptions {
+  clock?: Clock;
+  /** Workflows whose decisions this process runs itself. */
+  workflows?: readonly WorkflowDefinition<never[], unknown>[];
+  values?: ValueSource;
+}
+
+/** A task message for a code-first work. */
+export interface DurableTaskPayload {
+  model: 'durable';
+  job: string;
+  a: string;
+  d: '';
+  task: string;
+  input: Json;
+  attempt: number;
+}
+
+/** Runs code-first instances on the store. */
+export class DurableEngine {
+  readonly clock: Clock;
+  private readonly workflows = new Map<string, WorkflowDefinition<never[], unknown>>();
+  private readonly values: ValueSource;
+
+  constructor(options: DurableEngineOptions = {}) {
+    this.clock = options.clock ?? new SystemClock();
+    for (const wf of options.workflows ?? []) this.workflows.set(wf.name, wf);
+    this.values = options.values ?? systemValueSource(this.clock);
+  }
+
+  /** The workflow names this process can decide for. */
+  get workflowNames(): string[] {
+    return [...this.workflows.keys()];
+  }
+
+  /** Starts an instance (idempotent by id) and runs its first decision when it can. */
+  async start(tx: StoreTx, start: DurableStart): Promise<{ job: JobRecord; created: boolean }> {
+    const now = this.clock.now();
+    const definition = this.workflows.get(start.workflow);
+    const instance = startInstance({
+      id: start.id,
+      workflowName: start.workflow,
+      input: start.input,
+      properties: definition ? initialProperties(definition) : {},
+      customId: start.id,
+      now,
+    });
+    const result = await tx.createJob({
+      id: start.id,
+      workflow: start.workflow,
+      version: DURABLE_VERSION,
+      model: 'durable',
+      state: 'RUNNING',
+      input: start.input,
+      context: instance as unknown as Json,
+      parentId: start.parent?.job ?? null,
+      parentActivity: start.parent?.uuid ?? null,
+      createdAt: now,
+    });
+    if (!result.created) return result;
+    await this.advance(tx, result.job, instance, []);
+    return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
+  }
+
+  /** Runs one message of the durable or a decision stream. */
+  async handle(tx: StoreTx, message: DurableMessage): Promise<void> {
+    if (message.k === 'action') return this.act(tx, message.job, message.action);
+    if (message.k === 'control') return this.control(tx, message.job, message.op);
+    return this.decide(tx, message.job, message.uuid);
+  }
+
+  /** Delivers an action to an instance. */
+  async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked) return;
+    const { job, instance } = locked;
+    if (action.type === 'onSuccess' || action.type === 'onFailure') {
+      if (!(await this.recordResult(tx, jobId, action.uuid))) return;
+      await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
+    }
+    const { instance: next, effects } = receiveAction(instance, action, this.clock.now());
+    await this.advance(tx, job, next, effects);
+  }
+
+  /** Pauses, resumes or terminates an instance. */
+  async control(tx: StoreTx, jobId: string, op: 'pause' | 'resume' | 'terminate'): Promise<void> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked) return;
+    const now = this.clock.now();
+    const change =
+      op === 'pause' ? pauseInstance : op === 'resume' ? resumeInstance : terminateInstance;
+    const { instance, effects } = change(locked.instance, now);
+    await this.advance(tx, locked.job, instance, effects);
+  }
+
+  /** Runs the decision in flight, when it is still `uuid` and this process has the code. */
+  async decide(tx: StoreTx, jobId: string, uuid: string): Promise<void> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked || locked.instance.decision_uuid !== uuid) return;
+    const definition = this.workflows.get(locked.instance.workflow_name);
+    if (!definition) {
+      throw new ValidationError(
+        `this process has no code for workflow ${locked.instance.workflow_name}`,
+        `decision ${uuid}`,
+      );
+    }
+    await this.advance(tx, locked.job, locked.instance, [], definition);
+  }
+
+  private async lock(tx: StoreTx, jobId: string) {
+    const job = await tx.lockJob(jobId);
+    if (!job || job.model !== 'durable') return undefined;
+    const instance = job.context as unknown as Instance;
+    if (instance.state !== 'running') return undefined;
+    return { job, instance };
+  }
+
+  /**
+   * Performs effects, then triggers and runs decisions while this process has the code,
+   * and saves the instance and the job's state.
+   */
+  private async advance(
+    tx: StoreTx,
+    job: JobRecord,
+    start: Instance,
+    effects: Effect[],
+    ongoing?: WorkflowDefinition<never[], unknown>,
+  ): Promise<void> {
+    let instance = start;
+    let pending = effects;
+    let definition = ongoing;
+    for (;;) {
+      await this.perform(tx, job, pending);
+      pending = [];
+      if (!definition) {
+        const triggered = tryTriggerDecision(instance, { now: this.clock.now(), uuid: randomUUID() });
+        instance = triggered.instance;
+        if (!triggered.request) break;
+        definition = this.workflows.get(instance.workflow_name);
+        if (!definition) {
+          await tx.append([
+            {
+              stream: decisionStream(instance.workflow_name),
+              job: job.id,
+              payload: { k: 'decide', job: job.id, uuid: triggered.request.uuid },
+            },
+          ]);
+          break;
+        }
+      }
+      const request = currentRequest(instance);
+      const outcome = await runDecision(request, definition, { values: this.values });
+      const applied = applyDecisions(instance, outcome, this.clock.now());
+      instance = applied.instance;
+      pending = applied.effects;
+      definition = undefined;
+    }
+    await this.save(tx, job, instance);
+  }
+
+  private async save(tx: StoreTx, job: JobRecord, instance: Instance): Promise<void> {
+    const target = flowStateOf(instance);
+    const final = target === 'SUCCESS' || target === 'FAILURE';
+    await moveJobState(tx, job.id, job.state, target, {
+      context: instance as unknown as Json,
+      ...(final ? { output: instance.output, error: instance.error } : {}),
+      ...(target === 'SUSPENDED' ? { error: instance.error } : {}),
+    });
+  }
+
+  private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {
+    const messages: NewMessage[] = [];
+    const action = (target: string, a: Action): NewMessage => ({
+      stream: DURABLE_STREAM,
+      job: target,
+      payload: { k: 'action', job: target, action: a } satisfies ActionMessage as unknown as Json,
+    });
+    const now = this.clock.now();
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'scheduleTask': {
+          await this.scheduleWork(tx, job.id, effect.uuid);
+          const payload: DurableTaskPayload = {
+            model: 'durable',
+            job: job.id,
+            a: effect.uuid,
+            d: '',
+            task: effect.name,
+            input: effect.input,
+            attempt: 1,
+          };
+          messages.push({ stream: taskStream(effect.name), job: job.id, payload: payload as unknown as Json });
+          if (effect.timeoutMs !== undefined) {
+            await tx.scheduleTimer({
+              key: `dto:${job.id}:${effect.uuid}`,
+              at: now + effect.timeoutMs,
+              message: action(job.id, { type: 'onTimeout', uuid: effect.uuid }),
+            });
+          }
+          break;
+        }
+        case 'startChild':
+          await this.scheduleWork(tx, job.id, effect.uuid);
+          await this.start(tx, {
+            id: effect.uuid,
+            workflow: effect.workflow,
+            input: effect.input,
+            parent: { job: job.id, uuid: effect.uuid },
+          });
+          break;
+        case 'startWait':
+          if (effect.at !== undefined) {
+            await tx.scheduleTimer({
+              key: `dwait:${job.id}:${effect.uuid}`,
+              at: effect.at,
+              message: action(job.id, { type: 'waitElapsed', uuid: effect.uuid }),
+            });
+          }
+          break;
+        case 'cancelWait':
+          await tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`);
+          break;
+        case 'sendEvent':
+          messages.push(action(effect.instance, { type: 'onEvent', name: effect.name, data: effect.data }));
+          break;
+        case 'finished':
+        case 'failed':
+        case 'terminated':
+          if (job.parentId && job.parentActivity) {
+            messages.push(
+              action(
+                job.parentId,
+                effect.type === 'finished'
+                  ? { type: 'onSuccess', uuid: job.parentActivity, output: effect.output }
+                  : {
+                      type: 'onFailure',
+                      uuid: job.parentActivity,
+                      error:
+                        effect.type === 'failed'
+                          ? effect.error
+                          : { name: 'Terminated', message: `child ${job.id} was terminated` },
+                    },
+              ),
+            );
+          }
+          break;
+        case 'modified':
+          break;
+      }
+    }
+    if (messages.length) await tx.append(messages);
+  }
+
+  /** Leg1 of a work's semaphore, when it is scheduled. */
+  private async scheduleWork(tx: StoreTx, job: string, uuid: string): Promise<void> {
+    const ref = { job, activity: uuid, field: 'sem' };
+    await tx.addCounter(ref, LEG1_ENTRY, SEMAPHORE_INITIAL);
+    await tx.addCounter(ref, LEG1_EXIT);
+  }
+
+  /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */
+  private async recordResult(tx: StoreTx, job: string, uuid: string): Promise<boolean> {
+    const ref = { job, activity: uuid, field: 'sem' };
+    if ((await tx.getCounter(ref)) === undefined) return true;
+    const value = await tx.addCounter(ref, LEG2_ENTRY);
+    if (isLeg2Closed(value)) {
+      await tx.addCounter(ref, -LEG2_ENTRY);
+      return false;
+    }
+    await tx.addCounter(ref, LEG2_FINAL_EXIT);
+    return true;
+  }
+}
+
+function currentRequest(instance: Instance) {
+  const request = currentDecisionRequest(instance);
+  if (!request) throw new NotFoundError('decision', instance.id);
+  return request;
+}
