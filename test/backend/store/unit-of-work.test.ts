@@ -6,10 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { LeaseLostError } from '../../../src/core/errors.js';
-import type { Store, UnitOfWork } from '../../../src/store/store.js';
+import type { Store, StreamMessage, UnitOfWork } from '../../../src/store/store.js';
 import { applyUnit, commitUnit } from '../../../src/store/unit-of-work.js';
 import { spawnTestChild } from '../../support/child-process.js';
 import { openTestStore } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let clock: SimulatedClock;
 let store: Store;
@@ -96,7 +97,13 @@ describe('unit of work', () => {
     expect(await store.countMessages('work')).toBe(1);
     expect(await store.claim('work', { consumer: 'next', leaseMs: 1000 })).toEqual([]);
     await clock.advance(10 * 60_000);
-    const [again] = await store.claim('work', { consumer: 'next', leaseMs: 1000 });
+    // The server ends the killed process's session, and its locks, once it sees the
+    // connection drop; on PostgreSQL that can take a moment, so poll the claim.
+    let again: StreamMessage | undefined;
+    await waitFor(async () => {
+      [again] = await store.claim('work', { consumer: 'next', leaseMs: 1000 });
+      return again !== undefined;
+    }, 'the message to be claimable again');
     expect(again).toMatchObject({ id, deliveries: 2 });
   }, 120_000);
 
