@@ -1,9 +1,11 @@
 /**
- * Claims messages from one engine stream and runs them in batches: a whole batch in one
- * transaction (one commit for many jobs' steps), falling back to one transaction per
- * message when the batch fails, so one bad message can't hold the others back. A
- * message that keeps failing is released with a growing delay and, after
- * `maxDeliveries`, moved to the dead-letter stream by the store.
+ * Claims messages from one engine stream and runs them in batches. The fast path does it
+ * all in one transaction — claim a batch, run every message, ack each one — so a batch
+ * costs one commit, not a commit for the claim and another for the work, and a crash
+ * before the commit leaves the messages as they were. When that transaction fails, the
+ * slow path claims again with a lease and runs one transaction per message, so one bad
+ * message can't hold the others back. A message that keeps failing is released with a
+ * growing delay and, after `maxDeliveries`, moved to the dead-letter stream by the store.
  */
 import { LeaseLostError, toErrorRecord } from '../core/errors.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
@@ -35,8 +37,82 @@ async function runOne(
   }
 }
 
+/**
+ * Work a batch's transaction picks up for this worker before it commits — the task
+ * messages its steps appended, say — given the streams the batch appended to. What it
+ * returns is told whether the transaction committed.
+ */
+export type FollowUp = (tx: StoreTx, appended: ReadonlySet<string>) => Promise<ClaimedFollowUp>;
+
+/** Follow-up work claimed inside a transaction: started only when it commits. */
+export interface ClaimedFollowUp {
+  committed(): void;
+  rolledBack(): void;
+}
+
+/** A view of `tx` that records the streams it appends to. */
+export function trackAppends(tx: StoreTx, appended: Set<string>): StoreTx {
+  return new Proxy(tx, {
+    get(target, property, receiver) {
+      if (property === 'append') {
+        return (messages: Parameters<StoreTx['append']>[0]) => {
+          for (const m of messages) appended.add(m.stream);
+          return target.append(messages);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function byJob(x: StreamMessage, y: StreamMessage): number {
+  return (x.job ?? '').localeCompare(y.job ?? '') || Number(x.id) - Number(y.id);
+}
+
 /** Claims and runs one batch; returns how many messages it claimed. */
 export async function processBatch(
+  settings: ProcessorSettings,
+  stream: string,
+  handler: MessageHandler,
+  followUp?: FollowUp,
+): Promise<number> {
+  const { store } = settings;
+  const claimOptions = {
+    consumer: settings.consumer,
+    max: settings.batchSize,
+    leaseMs: settings.leaseMs,
+    maxDeliveries: settings.maxDeliveries,
+  };
+  let messages: StreamMessage[] = [];
+  const claimed: ClaimedFollowUp[] = [];
+  try {
+    await store.transaction(async (tx) => {
+      messages = await tx.claim(stream, claimOptions);
+      if (messages.length === 0) return;
+      // Lock jobs in one order so concurrent batches can't deadlock.
+      messages.sort(byJob);
+      const appended = new Set<string>();
+      const view = followUp ? trackAppends(tx, appended) : tx;
+      for (const message of messages) await runOne(view, settings, message, handler);
+      if (followUp) claimed.push(await followUp(tx, appended));
+    });
+  } catch (error) {
+    for (const c of claimed) c.rolledBack();
+    // Nothing claimed: the claim itself failed, and the caller's loop reports it.
+    if (messages.length === 0) throw error;
+    return runOneByOne(settings, stream, handler);
+  }
+  // A backend that re-ran the callback leaves earlier attempts' claims rolled back.
+  for (const c of claimed.slice(0, -1)) c.rolledBack();
+  if (messages.length === 0) return 0;
+  committed(settings, messages);
+  claimed.at(-1)?.committed();
+  return messages.length;
+}
+
+/** The slow path: claims with a lease, then one transaction per message. */
+async function runOneByOne(
   settings: ProcessorSettings,
   stream: string,
   handler: MessageHandler,
@@ -48,21 +124,7 @@ export async function processBatch(
     leaseMs: settings.leaseMs,
     maxDeliveries: settings.maxDeliveries,
   });
-  if (messages.length === 0) return 0;
-  // Lock jobs in one order so concurrent batches can't deadlock.
-  messages.sort((x, y) => (x.job ?? '').localeCompare(y.job ?? '') || Number(x.id) - Number(y.id));
-  try {
-    await store.transaction(async (tx) => {
-      for (const message of messages) await runOne(tx, settings, message, handler);
-    });
-    committed(settings, messages);
-    return messages.length;
-  } catch (error) {
-    if (messages.length === 1) {
-      await giveBack(settings, messages[0] as StreamMessage, error);
-      return 1;
-    }
-  }
+  messages.sort(byJob);
   for (const message of messages) {
     try {
       await store.transaction((tx) => runOne(tx, settings, message, handler));
