@@ -75,8 +75,29 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
+/** The unix-socket directory the URL names (`?host=/dir` or an encoded path host), if any. */
+function socketDir(url: PostgresUrl): string | undefined {
+  let host: string | null = url.host;
+  try {
+    host = new URL(url.connectionString).searchParams.get('host') ?? url.host;
+  } catch {
+    // parseStoreUrl already accepted it; keep the parsed host
+  }
+  return host?.startsWith('/') ? host : undefined;
+}
+
 function where(url: PostgresUrl): string {
-  return `PostgreSQL at ${url.host}:${url.port}`;
+  const dir = socketDir(url);
+  return dir
+    ? `PostgreSQL on the unix socket in ${dir} (port ${url.port})`
+    : `PostgreSQL at ${url.host}:${url.port}`;
+}
+
+function howToReach(url: PostgresUrl): string {
+  const dir = socketDir(url);
+  return dir
+    ? `check that the server is running and has its socket .s.PGSQL.${url.port} in ${dir}`
+    : `check that the server is running and accepts TCP connections on host ${url.host} port ${url.port}`;
 }
 
 /** Turns a failure to connect into a StoreError that says what to check. */
@@ -102,10 +123,16 @@ export function connectError(error: unknown, url: PostgresUrl): StoreError {
       { code: 'STORE_UNREACHABLE', cause: error },
     );
   }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new StoreError(
+      `cannot reach ${where(url)}: the host name ${JSON.stringify(url.host)} does not resolve (${code}); check the host in the store URL ${url.redacted}`,
+      { code: 'STORE_UNREACHABLE', cause: error },
+    );
+  }
   if (isConnectionError(error) || state === undefined) {
     const reason = typeof code === 'string' ? code : detail;
     return new StoreError(
-      `cannot reach ${where(url)} (${reason}): check that the server is running and accepts TCP connections on host ${url.host} port ${url.port}, and that the store URL ${url.redacted} is right`,
+      `cannot reach ${where(url)} (${reason}): ${howToReach(url)}, and that the store URL ${url.redacted} is right`,
       { code: 'STORE_UNREACHABLE', cause: error },
     );
   }
