@@ -36,7 +36,13 @@ export function clientConfig(url: PostgresUrl): pg.ClientConfig {
 
 /** A pool of `size` connections; its idle clients' failures are absorbed (the next use reconnects). */
 export function createPool(url: PostgresUrl, size: number): pg.Pool {
-  const pool = new pg.Pool({ ...clientConfig(url), max: size, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    ...clientConfig(url),
+    max: size,
+    idleTimeoutMillis: 30_000,
+    // Idle connections alone do not keep a process alive (a script that forgot close()).
+    allowExitOnIdle: true,
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool drops it and the next checkout reconnects.
   });

@@ -54,6 +54,8 @@ interface TxFrame {
 
 const txContext = new AsyncLocalStorage<TxFrame>();
 
+function ignore(): void {}
+
 /** Opens the PostgreSQL store at `url` and applies migrations. */
 export async function openPostgresStore(
   url: PostgresUrl,
@@ -155,6 +157,9 @@ class PostgresStore {
     } catch (error) {
       throw this.wrap(error);
     }
+    // A connection lost while `fn` awaits something else surfaces on the next statement;
+    // meanwhile the client's 'error' event must not go unhandled.
+    client.on('error', ignore);
     const notices = new Set<string>();
     const frame: TxFrame = {
       owner: this,
@@ -188,6 +193,7 @@ class PostgresStore {
         throw error;
       }
     } finally {
+      client.off('error', ignore);
       client.release(destroy);
     }
   }

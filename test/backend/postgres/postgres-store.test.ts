@@ -108,6 +108,23 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     expect(outputs.filter((o) => o !== null)).toEqual([`by ${winner}`]);
   });
 
+  it('a connection lost inside a transaction fails it with a StoreError; the store goes on', async () => {
+    const store = await open(location.url);
+    const error = await store
+      .transaction(async (tx) => {
+        await tx.addCounter({ job: 'j', field: 'n' }, 1n);
+        await rawSql(
+          location.url,
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()",
+        );
+        await tx.addCounter({ job: 'j', field: 'n' }, 1n);
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(await store.getCounter({ job: 'j', field: 'n' })).toBeUndefined();
+    expect(await store.addCounter({ job: 'j', field: 'n' }, 5n)).toBe(5n);
+  });
+
   it('stores JSON as written: key order, NUL characters and lone surrogates survive', async () => {
     const store = await open(location.url);
     const payload = { z: 1, a: ['\u0000', '\udc00', 'é'], m: { y: null, b: 1.5e300 } };
