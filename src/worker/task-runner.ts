@@ -4,6 +4,11 @@
  * heartbeat, and commits results in groups: every result finished while the previous
  * commit was in flight goes into the next transaction, each one acking its task message
  * and running the engine's Leg2 for it (chain of custody).
+ *
+ * Task messages can also be claimed as a follow-up inside the transaction that appended
+ * them — the engine batch that entered a task, or the result commit whose Leg2 entered
+ * the next one — so this worker runs them right after that commit, without a claim of
+ * its own (a commit, and so a WAL sync, saved per task).
  */
 import type { Clock } from '../core/clock.js';
 import { LeaseLostError, TimeoutError, toErrorRecord } from '../core/errors.js';
@@ -11,7 +16,12 @@ import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
-import type { ProcessorSettings } from './stream-processor.js';
+import {
+  type ClaimedFollowUp,
+  type FollowUp,
+  type ProcessorSettings,
+  trackAppends,
+} from './stream-processor.js';
 import type { TaskHandlers } from './task-handler.js';
 
 /** Runs the engine's Leg2 for a response. */
@@ -37,6 +47,10 @@ export class TaskRunner {
   private readonly streams: string[];
   private next = 0;
   private readonly idle: (() => void)[] = [];
+  /** Slots held for messages being claimed inside a transaction that has not committed yet. */
+  private reserved = 0;
+  /** Set when draining: no more follow-up claims. */
+  private closed = false;
 
   constructor(
     private readonly settings: ProcessorSettings,
@@ -56,16 +70,101 @@ export class TaskRunner {
     return this.streams;
   }
 
-  /** Handlers running now. */
+  /** Handlers running now (and slots held for follow-up claims not yet committed). */
   get busy(): number {
-    return this.running.size;
+    return this.running.size + this.reserved;
+  }
+
+  /**
+   * Claims, inside `tx`, messages of the task streams in `appended` that this runner has
+   * handlers for, up to its free room; they start when `tx` commits.
+   */
+  readonly followUp: FollowUp = (tx, appended) => this.claimWithin(tx, appended, 0);
+
+  private async claimWithin(
+    tx: StoreTx,
+    appended: ReadonlySet<string>,
+    /** Slots that free up when this transaction commits (the results it records). */
+    freeing: number,
+  ): Promise<ClaimedFollowUp> {
+    const claimed: StreamMessage[] = [];
+    let held = 0;
+    try {
+      for (const stream of this.streams) {
+        if (!appended.has(stream)) continue;
+        const room = this.concurrency - this.running.size - this.reserved + freeing;
+        if (room <= 0 || this.closed) break;
+        this.reserved += room;
+        held += room;
+        const messages = await tx.claim(stream, {
+          consumer: this.settings.consumer,
+          max: room,
+          leaseMs: this.settings.leaseMs,
+          maxDeliveries: this.settings.maxDeliveries,
+        });
+        this.reserved -= room - messages.length;
+        held -= room - messages.length;
+        claimed.push(...messages);
+      }
+    } catch (error) {
+      this.reserved -= held;
+      throw error;
+    }
+    let settled = false;
+    return {
+      committed: () => {
+        if (settled) return;
+        settled = true;
+        this.reserved -= held;
+        this.launchAll(claimed);
+      },
+      rolledBack: () => {
+        if (settled) return;
+        settled = true;
+        this.reserved -= held;
+      },
+    };
+  }
+
+  /** Starts handlers for messages claimed in a committed transaction. */
+  private launchAll(messages: StreamMessage[]): void {
+    if (messages.length === 0) return;
+    if (this.closed) {
+      // Stopping: give them back at once rather than letting their leases run out.
+      for (const m of messages) {
+        this.settings.store.release(m.stream, m.id, this.settings.consumer).catch(() => {});
+      }
+      return;
+    }
+    const controllers = messages.map((m) => {
+      const controller = new AbortController();
+      this.running.set(m.id, controller);
+      return controller;
+    });
+    const go = () => {
+      messages.forEach((m, i) => {
+        void this.run(m, controllers[i] as AbortController);
+      });
+    };
+    if (!this.onStarted) {
+      go();
+      return;
+    }
+    this.onStarted(messages).then(go, (error) => {
+      // As when fill() fails here: the leases run out and the messages are delivered again.
+      this.settings.logger.error(
+        'could not report task starts',
+        toErrorRecord(error) as ErrorRecord,
+      );
+      for (const m of messages) this.finish(m.id);
+    });
   }
 
   /** Claims as much work as there is room for; returns how many it started. */
   async fill(): Promise<number> {
     let started = 0;
     for (let tried = 0; tried < this.streams.length; tried++) {
-      const room = this.concurrency - this.running.size;
+      const room = this.concurrency - this.running.size - this.reserved;
       if (room <= 0) break;
       const stream = this.streams[this.next++ % this.streams.length] as string;
       const messages = await this.settings.store.claim(stream, {
@@ -190,14 +289,20 @@ export class TaskRunner {
       while (this.completions.length > 0) {
         const batch = this.completions;
         this.completions = [];
-        await this.commit(batch);
+        const next = await this.commit(batch);
         for (const c of batch) this.finish(c.message.id);
+        next?.committed();
       }
       this.flushing = undefined;
     })();
   }
 
-  private async commit(batch: Completion[]): Promise<void> {
+  /**
+   * Commits a group of results in one transaction, which also claims the task messages
+   * their Leg2s appended (returned, to start once the group's slots are free). Falls
+   * back to one transaction per result when the group fails.
+   */
+  private async commit(batch: Completion[]): Promise<ClaimedFollowUp | undefined> {
     const { store } = this.settings;
     const one = async (tx: StoreTx, c: Completion) => {
       if (!(await tx.ack(c.message.stream, c.message.id, this.settings.consumer))) {
@@ -205,14 +310,26 @@ export class TaskRunner {
       }
       await this.respond(tx, c.response);
     };
+    // Lock jobs in the order engine batches do, so the two can't deadlock.
+    batch.sort((x, y) => x.response.job.localeCompare(y.response.job));
+    let claimed: ClaimedFollowUp | undefined;
     try {
       await store.transaction(async (tx) => {
-        for (const c of batch) await one(tx, c);
+        claimed?.rolledBack();
+        claimed = undefined;
+        const appended = new Set<string>();
+        const view = trackAppends(tx, appended);
+        for (const c of batch) await one(view, c);
+        claimed = await this.claimWithin(tx, appended, batch.length);
       });
       this.settings.onCommit?.(batch.map((c) => c.response.job));
-      return;
+      return claimed;
     } catch (error) {
-      if (batch.length === 1) return this.report(batch[0] as Completion, error);
+      claimed?.rolledBack();
+      if (batch.length === 1) {
+        this.report(batch[0] as Completion, error);
+        return undefined;
+      }
     }
     for (const c of batch) {
       try {
@@ -222,6 +339,7 @@ export class TaskRunner {
         this.report(c, error);
       }
     }
+    return undefined;
   }
 
   private report(c: Completion, error: unknown): void {
@@ -242,6 +360,7 @@ export class TaskRunner {
 
   /** Waits until no handler runs, up to `graceMs`; then aborts the rest and gives their messages back. */
   async drain(graceMs: number, clock: Clock = this.clock): Promise<void> {
+    this.closed = true;
     if (this.running.size > 0) {
       const idle = new Promise<void>((resolve) => this.idle.push(resolve));
       const controller = new AbortController();

@@ -2,8 +2,8 @@
  * Worker settings, with their defaults.
  */
 import type { Clock } from '../core/clock.js';
-import type { ErrorRecord } from '../store/records.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
 

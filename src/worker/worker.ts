@@ -11,7 +11,11 @@ import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { toErrorRecord } from '../core/errors.js';
 import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
-import { DURABLE_STREAM, type DurableMessage, decisionStream } from '../durable/durable-messages.js';
+import {
+  DURABLE_STREAM,
+  type DurableMessage,
+  decisionStream,
+} from '../durable/durable-messages.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
@@ -76,7 +80,10 @@ export class Worker {
         },
       },
       { stream: DURABLE_STREAM, handle: durable },
-      ...this.durable.workflowNames.map((name) => ({ stream: decisionStream(name), handle: durable })),
+      ...this.durable.workflowNames.map((name) => ({
+        stream: decisionStream(name),
+        handle: durable,
+      })),
     ];
     this.tasks = new TaskRunner(
       this.settings,
@@ -184,8 +191,9 @@ export class Worker {
 
   private async engineTurn(): Promise<number> {
     let total = 0;
+    const followUp = this.tasks.taskStreams.length > 0 ? this.tasks.followUp : undefined;
     for (const route of this.routes)
-      total += await processBatch(this.settings, route.stream, route.handle);
+      total += await processBatch(this.settings, route.stream, route.handle, followUp);
     return total;
   }
 
