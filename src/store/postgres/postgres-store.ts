@@ -96,16 +96,19 @@ class PostgresStore {
   private readonly listener: NoticeListener;
   private readonly direct: PostgresStoreTx;
   private readonly wrap: (error: unknown) => unknown;
+  private readonly clock: Clock;
   private lingerTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly url: PostgresUrl,
-    private readonly clock: Clock,
+    clock: Clock,
     pids: ReadonlySet<number>,
   ) {
     this.wrap = (error) => asStoreError(error, url);
+    // Times go to bigint columns: whole milliseconds, even from a clock that is not.
+    this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
     this.listener = new NoticeListener(url, this.hub, pids);
     const invoke: Invoke = (atomic, op) => this.invokeDirect(atomic, op);
     this.direct = new PostgresStoreTx(invoke);

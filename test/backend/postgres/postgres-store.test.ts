@@ -5,6 +5,7 @@
  * commits the other; JSON is stored as written; counters are NUMERIC in the database.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../../src/core/clock.js';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
@@ -123,6 +124,23 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     expect(error).toBeInstanceOf(StoreError);
     expect(await store.getCounter({ job: 'j', field: 'n' })).toBeUndefined();
     expect(await store.addCounter({ job: 'j', field: 'n' }, 5n)).toBe(5n);
+  });
+
+  it('takes fractional milliseconds (leases, delays, times) as whole ones', async () => {
+    const clock = new SimulatedClock(1_000.4);
+    const store = await open(location.url, { clock });
+    const [id] = (await store.append([{ stream: 's', payload: 1, availableAt: 1_000.6 }])) as [
+      string,
+    ];
+    await clock.advance(1);
+    const [held] = await store.claim('s', { consumer: 'c', leaseMs: 2.5 });
+    expect(held?.id).toBe(id);
+    expect(Number.isInteger(held?.leaseUntil)).toBe(true);
+    expect(await store.extendLease('s', [id], 'c', 10.7)).toEqual([id]);
+    expect(await store.release('s', id, 'c', 0.5)).toBe(true);
+    await store.scheduleTimer({ key: 't', at: 5.5, message: { stream: 'w', payload: null } });
+    expect(await store.fireDueTimers(6.2)).toHaveLength(1);
+    expect((await store.deliverSignal('k', 1, { ttlMs: 1.5 })).status).toBe('buffered');
   });
 
   it('stores JSON as written: key order, NUL characters and lone surrogates survive', async () => {

@@ -74,6 +74,11 @@ export function toJson(value: Json | undefined): string {
   return JSON.stringify(value ?? null);
 }
 
+/** A time or duration for a `bigint` column: whole milliseconds. */
+export function ms(value: number): number {
+  return Math.round(value);
+}
+
 /** A message id as a bigint row id (in text), or undefined when it cannot be one. */
 export function toRowId(id: string): string | undefined {
   return /^[1-9][0-9]{0,17}$/.test(id) ? id : undefined;

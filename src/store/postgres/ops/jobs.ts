@@ -7,7 +7,7 @@
 import { NotFoundError } from '../../../core/errors.js';
 import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
-import { type Db, has, type Statement, sql, toJson } from './context.js';
+import { type Db, has, ms, type Statement, sql, toJson } from './context.js';
 
 interface JobRow {
   id: string;
@@ -88,7 +88,7 @@ function patchValues(id: string, patch: JobPatch, now: number): unknown[] {
     has(patch, 'context'),
     toJson(patch.context),
     has(patch, 'finishedAt'),
-    patch.finishedAt ?? null,
+    patch.finishedAt == null ? null : ms(patch.finishedAt),
     now,
   ];
 }
@@ -100,7 +100,7 @@ const listings = new Map<string, Statement>();
 export const jobs = {
   /** Creates a job unless one with its id exists. */
   async createJob(db: Db, job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
-    const createdAt = job.createdAt ?? db.clock.now();
+    const createdAt = ms(job.createdAt ?? db.clock.now());
     const record: JobRecord = {
       id: job.id,
       workflow: job.workflow,
@@ -186,10 +186,10 @@ export const jobs = {
     if (filter.workflow !== undefined) where.push(`workflow = ${param(filter.workflow)}`);
     if (filter.parentId !== undefined) where.push(`parent_id = ${param(filter.parentId)}`);
     if (filter.createdAfter !== undefined) {
-      where.push(`created_at >= ${param(filter.createdAfter)}::bigint`);
+      where.push(`created_at >= ${param(Math.ceil(filter.createdAfter))}::bigint`);
     }
     if (filter.createdBefore !== undefined) {
-      where.push(`created_at < ${param(filter.createdBefore)}::bigint`);
+      where.push(`created_at < ${param(Math.ceil(filter.createdBefore))}::bigint`);
     }
     if (filter.after !== undefined) {
       where.push(`id ${filter.descending ? '<' : '>'} ${param(filter.after)}`);

@@ -6,7 +6,7 @@
  * one of them sees the other's committed row.
  */
 import type { Json, NewMessage, NewWaiter, SignalOutcome } from '../../records.js';
-import { type Db, sql, toJson } from './context.js';
+import { type Db, ms, sql, toJson } from './context.js';
 import { streams } from './streams.js';
 
 /** How long a signal with no waiter is kept when the caller does not say: 7 days. */
@@ -87,7 +87,7 @@ export const signals = {
       m.stream,
       m.job ?? null,
       toJson(m.payload),
-      m.availableAt ?? null,
+      m.availableAt == null ? null : ms(m.availableAt),
       now,
     ]);
     return { status: 'buffered' };
@@ -118,7 +118,7 @@ export const signals = {
       const payload = withSignal(row.payload, data);
       return { status: 'delivered', messageId: await streams.appendOne(db, message, payload) };
     }
-    const ttl = Math.max(0, options.ttlMs ?? DEFAULT_SIGNAL_TTL_MS);
+    const ttl = ms(Math.max(0, options.ttlMs ?? DEFAULT_SIGNAL_TTL_MS));
     await db.count(BUFFER, [key, toJson(data), now, now + ttl]);
     return { status: 'buffered' };
   },

@@ -10,7 +10,7 @@
  * other processes hear of them only after the commit.
  */
 import type { DeadLetter, Json, NewMessage, StreamMessage } from '../../records.js';
-import { type Db, sql, toJson, toRowId } from './context.js';
+import { type Db, ms, sql, toJson, toRowId } from './context.js';
 
 interface MessageRow {
   id: number;
@@ -194,7 +194,7 @@ export const streams = {
     for (const m of messages) db.notify(`stream:${m.stream}`);
     if (messages.length === 1) {
       const m = messages[0] as NewMessage;
-      const values = [m.stream, m.job ?? null, toJson(m.payload), m.availableAt ?? now, now];
+      const values = [m.stream, m.job ?? null, toJson(m.payload), ms(m.availableAt ?? now), now];
       const rows = await db.rows<{ id: number }>(APPEND_ONE, values);
       return rows.map((r) => String(r.id));
     }
@@ -202,7 +202,7 @@ export const streams = {
       messages.map((m) => m.stream),
       messages.map((m) => m.job ?? null),
       messages.map((m) => toJson(m.payload)),
-      messages.map((m) => m.availableAt ?? now),
+      messages.map((m) => ms(m.availableAt ?? now)),
       now,
     ]);
     return rows.map((r) => String(r.id));
@@ -231,7 +231,7 @@ export const streams = {
     const out: StreamMessage[] = [];
     while (want > 0) {
       const now = db.clock.now();
-      const until = now + Math.max(0, options.leaseMs);
+      const until = ms(now + Math.max(0, options.leaseMs));
       const rows = await db.rows<MessageRow & { buried: number }>(CLAIM, [
         stream,
         now,
@@ -264,7 +264,7 @@ export const streams = {
   ): Promise<string[]> {
     const wanted = rowIds(ids);
     if (wanted.length === 0) return [];
-    const until = db.clock.now() + Math.max(0, leaseMs);
+    const until = ms(db.clock.now() + Math.max(0, leaseMs));
     const rows = await db.rows<{ id: number }>(EXTEND, [until, stream, consumer, wanted]);
     const held = new Set(rows.map((r) => String(r.id)));
     return ids.filter((id) => held.has(id));
@@ -280,7 +280,7 @@ export const streams = {
   ): Promise<boolean> {
     const rowId = toRowId(id);
     if (rowId === undefined) return false;
-    const at = db.clock.now() + Math.max(0, delayMs);
+    const at = ms(db.clock.now() + Math.max(0, delayMs));
     const released = (await db.count(RELEASE, [at, rowId, stream, consumer])) === 1;
     if (released) db.notify(`stream:${stream}`);
     return released;
@@ -323,15 +323,17 @@ export const streams = {
 
   /** Reads messages in id order without claiming them. */
   async peek(db: Db, stream: string, limit = 100): Promise<StreamMessage[]> {
-    return (await db.rows<MessageRow>(PEEK, [stream, Math.max(0, limit)])).map(toMessage);
+    return (await db.rows<MessageRow>(PEEK, [stream, Math.max(0, Math.floor(limit))])).map(
+      toMessage,
+    );
   },
 
   /** Dead letters in id order, of one stream or all. */
   async listDeadLetters(db: Db, stream?: string, limit = 100): Promise<DeadLetter[]> {
     const rows =
       stream === undefined
-        ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, limit)])
-        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, limit)]);
+        ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, Math.floor(limit))])
+        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, Math.floor(limit))]);
     return rows.map(toDeadLetter);
   },
 

@@ -5,7 +5,7 @@
  * processes fire timers, and none of them waits on another.
  */
 import type { FiredTimer, NewTimer } from '../../records.js';
-import { type Db, sql, toJson } from './context.js';
+import { type Db, ms, sql, toJson } from './context.js';
 
 const UPSERT = sql(
   'timer_put',
@@ -45,11 +45,11 @@ export const timers = {
     const m = timer.message;
     await db.count(UPSERT, [
       timer.key,
-      timer.at,
+      ms(timer.at),
       m.stream,
       m.job ?? null,
       toJson(m.payload),
-      m.availableAt ?? null,
+      m.availableAt == null ? null : ms(m.availableAt),
     ]);
   },
 
@@ -62,7 +62,7 @@ export const timers = {
   async fireDueTimers(db: Db, now: number, max = 100): Promise<FiredTimer[]> {
     if (max <= 0) return [];
     const rows = await db.rows<{ key: string; at: number; id: number; stream: string }>(FIRE, [
-      now,
+      ms(now),
       Math.floor(max),
       db.clock.now(),
     ]);
