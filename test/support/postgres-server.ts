@@ -68,7 +68,12 @@ function sleep(ms: number): Promise<void> {
 
 function findBinDir(): string {
   const fromEnv = process.env.WEFT_PG_BIN;
-  if (fromEnv) return fromEnv;
+  if (fromEnv) {
+    if (!existsSync(join(fromEnv, 'initdb')) || !existsSync(join(fromEnv, 'postgres'))) {
+      throw new Error(`WEFT_PG_BIN=${fromEnv} holds no initdb and postgres binaries`);
+    }
+    return fromEnv;
+  }
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
     const versions = readdirSync(root)
