@@ -22,6 +22,7 @@ import type {
 import { activities } from './ops/activities.js';
 import type { Db } from './ops/context.js';
 import { counters } from './ops/counters.js';
+import { deadLetters } from './ops/dead-letters.js';
 import { definitions } from './ops/definitions.js';
 import { jobs } from './ops/jobs.js';
 import { signals } from './ops/signals.js';
@@ -111,10 +112,10 @@ export class PostgresStoreTx implements StoreTx {
     return this.invoke(ONE, (db) => streams.peek(db, stream, limit));
   }
   listDeadLetters(stream?: string, limit?: number) {
-    return this.invoke(ONE, (db) => streams.listDeadLetters(db, stream, limit));
+    return this.invoke(ONE, (db) => deadLetters.listDeadLetters(db, stream, limit));
   }
   requeueDeadLetter(id: string) {
-    return this.invoke(ONE, (db) => streams.requeueDeadLetter(db, id));
+    return this.invoke(ONE, (db) => deadLetters.requeueDeadLetter(db, id));
   }
   scheduleTimer(timer: NewTimer) {
     return this.invoke(ONE, (db) => timers.scheduleTimer(db, timer));

@@ -97,6 +97,7 @@ class PostgresStore {
   private readonly direct: PostgresStoreTx;
   private readonly wrap: (error: unknown) => unknown;
   private readonly clock: Clock;
+  private readonly pooled: Queryable;
   private lingerTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -109,6 +110,7 @@ class PostgresStore {
     this.wrap = (error) => asStoreError(error, url);
     // Times go to bigint columns: whole milliseconds, even from a clock that is not.
     this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
+    this.pooled = this.retrying();
     this.listener = new NoticeListener(url, this.hub, pids);
     const invoke: Invoke = (atomic, op) => this.invokeDirect(atomic, op);
     this.direct = new PostgresStoreTx(invoke);
@@ -128,7 +130,7 @@ class PostgresStore {
     this.assertOpen();
     if (atomic) return this.transaction(() => op((txContext.getStore() as TxFrame).db));
     const notices = new Set<string>();
-    const result = await op(createDb(this.retrying(), this.clock, notices, this.wrap));
+    const result = await op(createDb(this.pooled, this.clock, notices, this.wrap));
     if (notices.size > 0) this.hub.publish(notices);
     return result;
   }

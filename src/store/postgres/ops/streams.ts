@@ -9,7 +9,7 @@
  * Appends send `s:<stream>` on channel `weft` from the same statement, so listeners in
  * other processes hear of them only after the commit.
  */
-import type { DeadLetter, Json, NewMessage, StreamMessage } from '../../records.js';
+import type { Json, NewMessage, StreamMessage } from '../../records.js';
 import { type Db, ms, sql, toJson, toRowId } from './context.js';
 
 interface MessageRow {
@@ -24,17 +24,6 @@ interface MessageRow {
   created_at: number;
 }
 
-interface DeadLetterRow {
-  id: number;
-  stream: string;
-  job: string | null;
-  payload: Json;
-  deliveries: number;
-  reason: string;
-  created_at: number;
-  dead_at: number;
-}
-
 function toMessage(row: MessageRow): StreamMessage {
   return {
     id: String(row.id),
@@ -46,19 +35,6 @@ function toMessage(row: MessageRow): StreamMessage {
     leaseUntil: row.lease_until,
     createdAt: row.created_at,
     availableAt: row.available_at,
-  };
-}
-
-function toDeadLetter(row: DeadLetterRow): DeadLetter {
-  return {
-    id: String(row.id),
-    stream: row.stream,
-    payload: row.payload,
-    job: row.job,
-    deliveries: row.deliveries,
-    reason: row.reason,
-    createdAt: row.created_at,
-    deadAt: row.dead_at,
   };
 }
 
@@ -163,24 +139,6 @@ const PEEK = sql(
   'message_peek',
   `SELECT ${COLUMNS} FROM weft_messages WHERE stream = $1 ORDER BY id LIMIT $2`,
 );
-const DEAD_ONE = sql(
-  'dead_list',
-  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
-   FROM weft_dead_letters WHERE stream = $1 ORDER BY id LIMIT $2`,
-);
-const DEAD_ALL = sql(
-  'dead_list_all',
-  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
-   FROM weft_dead_letters ORDER BY id LIMIT $1`,
-);
-const REQUEUE = sql(
-  'dead_requeue',
-  `WITH d AS (DELETE FROM weft_dead_letters WHERE id = $1 RETURNING stream, job, payload)
-   INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
-   SELECT stream, job, payload, 0, $2, $2 FROM d
-   RETURNING id, stream, pg_notify('weft', 's:' || stream) IS NULL AS notified`,
-);
-
 function rowIds(ids: string[]): string[] {
   return ids.map(toRowId).filter((id): id is string => id !== undefined);
 }
@@ -326,24 +284,5 @@ export const streams = {
     return (await db.rows<MessageRow>(PEEK, [stream, Math.max(0, Math.floor(limit))])).map(
       toMessage,
     );
-  },
-
-  /** Dead letters in id order, of one stream or all. */
-  async listDeadLetters(db: Db, stream?: string, limit = 100): Promise<DeadLetter[]> {
-    const rows =
-      stream === undefined
-        ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, Math.floor(limit))])
-        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, Math.floor(limit))]);
-    return rows.map(toDeadLetter);
-  },
-
-  /** Moves a dead letter back to its stream as a new message; returns its new id. */
-  async requeueDeadLetter(db: Db, id: string): Promise<string | undefined> {
-    const rowId = toRowId(id);
-    if (rowId === undefined) return undefined;
-    const [row] = await db.rows<{ id: number; stream: string }>(REQUEUE, [rowId, db.clock.now()]);
-    if (!row) return undefined;
-    db.notify(`stream:${row.stream}`);
-    return String(row.id);
   },
 };
