@@ -2,8 +2,9 @@
  * What happens after an activity ends: its outgoing transitions are settled — taken or
  * not — and each target learns whether it runs, waits, or is skipped.
  *
- * Every target keeps one counter per dimension that packs two numbers: how many of its
- * incoming transitions have settled, and how many of those were taken. `join: all`
+ * Every target with several incoming transitions keeps one counter per dimension that
+ * packs two numbers: how many of them have settled, and how many of those were taken (a
+ * target with one needs no counter: it settles once). `join: all`
  * enters the target when all have settled and at least one was taken; `join: any`
  * enters it at the first taken one. When all settled and none was taken, the target is
  * skipped (digit 3) and its own outgoing transitions settle as not taken, so the skip
@@ -45,10 +46,16 @@ export function handles(step: Step, from: string, outcome: TransitionOn): boolea
 async function settle(step: Step, target: string, dimension: string, taken: boolean) {
   const activity = step.activity(target);
   const total = BigInt(step.wf.incoming.get(target)?.length ?? 0);
-  const value = await step.tx.addCounter(
-    { job: step.job.id, activity: target, dimension, field: 'settled' },
-    taken ? TAKEN + 1n : 1n,
-  );
+  const delta = taken ? TAKEN + 1n : 1n;
+  // A target with one incoming transition settles once per dimension, in this step: its
+  // count is known without a counter.
+  const value =
+    total <= 1n
+      ? delta
+      : await step.tx.addCounter(
+          { job: step.job.id, activity: target, dimension, field: 'settled' },
+          delta,
+        );
   const settled = value % TAKEN;
   const takenCount = value / TAKEN;
   const allSettled = settled >= total;
