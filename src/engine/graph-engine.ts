@@ -16,7 +16,7 @@ import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
 import { respondWake, sleep } from './activities/sleep.js';
 import { respondTask, task } from './activities/task.js';
 import { trigger } from './activities/trigger.js';
-import { beginLeg1, endLeg1 } from './legs.js';
+import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskResponse } from './messages.js';
 import { Step } from './step.js';
@@ -89,9 +89,8 @@ export class GraphEngine {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
         case 'enter': {
-          if (!(await beginLeg1(step, address))) return false;
+          if (!(await passLeg1(step, address))) return false;
           await this.kinds[step.activity(address.a).kind].enter(step, address);
-          await endLeg1(step, address);
           return true;
         }
         case 'signal':

@@ -72,3 +72,39 @@ export async function endLeg2(
     kind === 'pending' ? LEG2_PENDING_EXIT : LEG2_FINAL_EXIT,
   );
 }
+
+/**
+ * Leg1 in one add: its entry and exit together, which commit together anyway (the whole
+ * step is one transaction), so the stored value is the same as after two adds. Returns
+ * false (and undoes the add) when Leg1 already ran for this activity and dimension.
+ */
+export async function passLeg1(step: Step, address: ActivityAddress): Promise<boolean> {
+  const delta = LEG1_ENTRY + LEG1_EXIT;
+  const value = await step.tx.addCounter(ref(step, address), delta, SEMAPHORE_INITIAL);
+  if (readLeg1Entry(value - LEG1_EXIT) === 'done') {
+    await step.tx.addCounter(ref(step, address), -delta);
+    return false;
+  }
+  return true;
+}
+
+/**
+ * A Leg2 input in one add: its entry and its exit (`pending` keeps Leg2 open, `final`
+ * closes it). Returns the dimensional-thread index, or undefined (and undoes the add)
+ * when Leg2 was already closed.
+ */
+export async function passLeg2(
+  step: Step,
+  address: ActivityAddress,
+  exit: 'pending' | 'final',
+): Promise<bigint | undefined> {
+  const exitDelta = exit === 'pending' ? LEG2_PENDING_EXIT : LEG2_FINAL_EXIT;
+  const delta = LEG2_ENTRY + exitDelta;
+  const afterEntry =
+    (await step.tx.addCounter(ref(step, address), delta, SEMAPHORE_INITIAL)) - exitDelta;
+  if (isLeg2Closed(afterEntry)) {
+    await step.tx.addCounter(ref(step, address), -delta);
+    return undefined;
+  }
+  return (afterEntry / 1_000_000n) % 1_000_000n;
+}

@@ -8,7 +8,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import { NotFoundError } from '../../core/errors.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
-import { beginLeg2, endLeg2 } from '../legs.js';
+import { passLeg2 } from '../legs.js';
 import type { ActivityAddress, ChildMessage } from '../messages.js';
 import { startGraphJob } from '../start-job.js';
 import type { Step } from '../step.js';
@@ -61,8 +61,7 @@ export function makeAwait(
 /** Leg2 of an await: the child ended. False when Leg2 was already closed. */
 export async function respondChild(step: Step, message: ChildMessage): Promise<boolean> {
   const address = { job: message.job, a: message.a, d: message.d };
-  if ((await beginLeg2(step, address)) === undefined) return false;
-  await endLeg2(step, address, 'final');
+  if ((await passLeg2(step, address, 'final')) === undefined) return false;
   const child = await step.tx.getJob(message.child);
   if (child?.state === 'SUCCESS') {
     await finishActivity(step, address, { outcome: 'success', output: child.output });

@@ -7,7 +7,7 @@
 import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
-import { beginLeg2, endLeg2 } from '../legs.js';
+import { passLeg2 } from '../legs.js';
 import { type ActivityAddress, ENGINE_STREAM, type SignalMessage } from '../messages.js';
 import type { Step } from '../step.js';
 import type { ActivityKind } from './activity-kind.js';
@@ -57,8 +57,7 @@ export const hook: ActivityKind = {
 /** Leg2 of a hook: its signal arrived. False when Leg2 was already closed. */
 export async function respondSignal(step: Step, message: SignalMessage): Promise<boolean> {
   const address = { job: message.job, a: message.a, d: message.d };
-  if ((await beginLeg2(step, address)) === undefined) return false;
-  await endLeg2(step, address, 'final');
+  if ((await passLeg2(step, address, 'final')) === undefined) return false;
   if (step.activity(address.a).timeoutMs !== undefined)
     await step.tx.cancelTimer(timerKey(address));
   await finishActivity(step, address, {
@@ -71,8 +70,7 @@ export async function respondSignal(step: Step, message: SignalMessage): Promise
 
 /** Leg2 of a hook: its timeout elapsed first. False when Leg2 was already closed. */
 export async function respondHookTimeout(step: Step, address: ActivityAddress): Promise<boolean> {
-  if ((await beginLeg2(step, address)) === undefined) return false;
-  await endLeg2(step, address, 'final');
+  if ((await passLeg2(step, address, 'final')) === undefined) return false;
   const activity = step.activity(address.a);
   await step.tx.removeWaiter(signalKey(step.job.id, activity.signal ?? activity.id));
   await finishActivity(step, address, {

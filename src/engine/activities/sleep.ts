@@ -6,7 +6,7 @@
 import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
-import { beginLeg2, endLeg2 } from '../legs.js';
+import { passLeg2 } from '../legs.js';
 import { type ActivityAddress, ENGINE_STREAM } from '../messages.js';
 import type { Step } from '../step.js';
 import type { ActivityKind } from './activity-kind.js';
@@ -38,8 +38,7 @@ export const sleep: ActivityKind = {
 
 /** Leg2 of a sleep: the timer fired. False when Leg2 was already closed. */
 export async function respondWake(step: Step, address: ActivityAddress): Promise<boolean> {
-  if ((await beginLeg2(step, address)) === undefined) return false;
-  await endLeg2(step, address, 'final');
+  if ((await passLeg2(step, address, 'final')) === undefined) return false;
   await finishActivity(step, address, { outcome: 'success', output: { wokeAt: step.clock.now() } });
   return true;
 }

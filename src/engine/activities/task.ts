@@ -8,7 +8,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { RetryPolicy } from '../../graph/compiled-workflow.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
-import { beginLeg2, endLeg2 } from '../legs.js';
+import { passLeg2 } from '../legs.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../messages.js';
 import type { Step } from '../step.js';
 import { handles } from '../transitions.js';
@@ -63,15 +63,16 @@ export async function respondTask(step: Step, response: TaskResponse): Promise<b
   // an earlier attempt's work): it must not reach Leg2, or it would schedule a retry again.
   const current = await step.tx.getActivity(step.job.id, response.a, response.d);
   if (current && current.attempt !== response.attempt) return false;
-  if ((await beginLeg2(step, address)) === undefined) return false;
   const activity = step.activity(response.a);
   const attempts = activity.retry?.attempts ?? 1;
+  const retry = response.status === 'error' && response.attempt < attempts;
+  const exit = response.status === 'pending' || retry ? 'pending' : 'final';
+  if ((await passLeg2(step, address, exit)) === undefined) return false;
   if (response.status === 'pending') {
     await step.tx.putActivity({ ...record(step, response), output: response.output ?? null });
-    await endLeg2(step, address, 'pending');
     return true;
   }
-  if (response.status === 'error' && response.attempt < attempts) {
+  if (retry) {
     const stored = await step.tx.getActivity(step.job.id, response.a, response.d);
     const next = response.attempt + 1;
     await step.tx.putActivity({
@@ -90,10 +91,8 @@ export async function respondTask(step: Step, response: TaskResponse): Promise<b
       },
       step.clock.now() + retryDelay(activity.retry, next),
     );
-    await endLeg2(step, address, 'pending');
     return true;
   }
-  await endLeg2(step, address, 'final');
   if (response.status === 'success') {
     await finishActivity(step, address, { outcome: 'success', output: response.output ?? null });
   } else {
