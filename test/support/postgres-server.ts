@@ -217,11 +217,12 @@ async function startOwnServer(): Promise<Server> {
   const bin = findBinDir();
   const who = runAs();
   const template = await templateDir(bin, who);
-  const baseDir = ownedDir('weft-pg-', who);
-  const data = join(baseDir, 'data');
-  run('cp', ['-a', template, data], who);
   let lastError = '';
+  // Another process may take the free port before the server binds it: then try again.
   for (let attempt = 0; attempt < 3; attempt++) {
+    const baseDir = ownedDir('weft-pg-', who);
+    const data = join(baseDir, 'data');
+    run('cp', ['-a', template, data], who);
     const port = await freePort();
     const log = openSync(join(baseDir, 'server.log'), 'a');
     if (who.uid !== undefined && who.gid !== undefined) {
@@ -262,10 +263,8 @@ async function startOwnServer(): Promise<Server> {
     }
     lastError = logTail(baseDir);
     stopSync();
-    running = undefined;
     if (!/could not bind|Address already in use/i.test(lastError)) break;
   }
-  rmSync(baseDir, { recursive: true, force: true });
   throw new Error(`PostgreSQL did not start: ${lastError || 'no log output'}`);
 }
 
