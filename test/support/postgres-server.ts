@@ -159,14 +159,14 @@ async function templateDir(bin: string, who: RunAs): Promise<string> {
       writeFileSync(fd, String(process.pid));
       if (existsSync(template)) break;
       const work = ownedDir('weft-pg-initdb-', who);
-      const data = join(work, 'data');
-      run(
-        join(bin, 'initdb'),
-        ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-        who,
-      );
-      renameSync(data, template);
-      rmSync(work, { recursive: true, force: true });
+      try {
+        const data = join(work, 'data');
+        const args = ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C'];
+        run(join(bin, 'initdb'), [...args, '--no-sync'], who);
+        renameSync(data, template);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     } finally {
       closeSync(fd);
       rmSync(lock, { force: true });
