@@ -1,0 +1,61 @@
+/**
+ * Crash safety with real OS processes: graph jobs run across worker processes while the
+ * driver SIGKILLs a random worker every ~300 ms and starts a new one. Afterwards every
+ * job has ended once, in SUCCESS, with the right output and collation key; every
+ * semaphore shows each leg ran exactly once; every handler re-run is explained by a kill;
+ * and no message, dead letter or timer is left. (test/support/chaos-*.ts; the full
+ * 1,000-job run is `npm run chaos`, or this file with WEFT_CHAOS_FULL=1.)
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderChaosReport } from '../../support/chaos-report.js';
+import { type ChaosResult, runChaos } from '../../support/chaos-run.js';
+import { freshStoreUrl, type TestStoreLocation } from '../../support/store-under-test.js';
+
+let location: TestStoreLocation;
+beforeEach(async () => {
+  location = await freshStoreUrl();
+});
+afterEach(async () => location.cleanup());
+
+function expectClean(result: ChaosResult, jobs: number): void {
+  const report = renderChaosReport(result);
+  expect(result.violations, report).toEqual([]);
+  const f = result.facts;
+  expect(f.jobsStarted).toBe(jobs);
+  expect(f.jobsEnded).toBe(jobs);
+  expect(f.childJobsEnded).toBe(jobs);
+  expect(f.jobsLost + f.jobsFailed + f.jobsEndedTwice + f.stepsRunTwice).toBe(0);
+  expect(f.rerunsUnaccounted).toBe(0);
+  expect(f.handlerReruns).toBe(f.rerunsKilledMidHandler + f.rerunsKilledBeforeCommit);
+  expect(f.messagesLeft + f.deadLetters + f.timersLeft).toBe(0);
+  // The run really was chaotic, and the checks really looked.
+  expect(result.kills).toBeGreaterThan(0);
+  expect(f.semaphoresChecked).toBeGreaterThan(jobs * 10);
+}
+
+describe('chaos: workers SIGKILLed at random while jobs run', () => {
+  it('150 jobs, 3 workers, a kill every ~300 ms: nothing lost, nothing run twice', async () => {
+    const result = await runChaos({
+      url: location.url,
+      jobs: 150,
+      workers: 3,
+      killEveryMs: 300,
+      deadlineMs: 240_000,
+    });
+    expectClean(result, 150);
+  }, 300_000);
+
+  it.runIf(process.env.WEFT_CHAOS_FULL === '1')(
+    '1,000 jobs, 4 workers, a kill every ~300 ms (WEFT_CHAOS_FULL=1)',
+    async () => {
+      const result = await runChaos({
+        url: location.url,
+        jobs: 1000,
+        workers: 4,
+        killEveryMs: 300,
+      });
+      expectClean(result, 1000);
+    },
+    900_000,
+  );
+});

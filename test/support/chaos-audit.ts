@@ -1,0 +1,88 @@
+/**
+ * The chaos worker's audit: a few counters written inside the very transactions the
+ * engine commits, so they are exactly as durable as the steps they describe. A step that
+ * rolls back (a kill, a lost lease) leaves no audit trace; a step that commits always
+ * does. All of them live under one counter namespace, {@link AUDIT_NAMESPACE}, and every
+ * field names the job it belongs to, so only a transaction holding that job's lock ever
+ * writes it (no shared hot row, no new lock order).
+ *
+ * - `ended:<job>`: steps that ended the job. More than 1 means a job ended twice.
+ * - `refused:<job>`: steps the semaphore refused as duplicates (Leg1 done, Leg2 closed).
+ * - `dropped:<job>`: messages that came after the job had ended.
+ * - `commit:<task key>`: task results committed for one attempt (must be exactly 1).
+ * - `commit-by:<task key>`: the worker number that committed it (a sum, so only
+ *   meaningful when `commit` is 1).
+ */
+import type { GraphEngine, StepResult } from '../../src/engine/graph-engine.js';
+import type { EngineMessage, TaskResponse } from '../../src/engine/messages.js';
+import type { StoreTx } from '../../src/store/store.js';
+import { taskKey } from './chaos-handlers.js';
+
+/** The counter namespace (`job` of every audit counter). */
+export const AUDIT_NAMESPACE = 'chaos-audit';
+
+async function bump(tx: StoreTx, field: string, by = 1n): Promise<void> {
+  await tx.addCounter({ job: AUDIT_NAMESPACE, field }, by);
+}
+
+async function recordStep(tx: StoreTx, job: string, result: StepResult): Promise<void> {
+  if (result.ended) await bump(tx, `ended:${job}`);
+  if (result.status === 'duplicate') await bump(tx, `refused:${job}`);
+  if (result.status === 'dropped') await bump(tx, `dropped:${job}`);
+}
+
+/**
+ * Wraps a worker's graph engine so every engine step and every task response it commits
+ * also writes the audit counters, in the same transaction. `worker` is the driver's
+ * number for this worker process.
+ */
+export function tapGraphEngine(engine: GraphEngine, worker: number): void {
+  const handle = engine.handle.bind(engine);
+  const respond = engine.respond.bind(engine);
+  engine.handle = async (tx: StoreTx, message: EngineMessage) => {
+    const result = await handle(tx, message);
+    await recordStep(tx, message.job, result);
+    return result;
+  };
+  engine.respond = async (tx: StoreTx, response: TaskResponse) => {
+    const result = await respond(tx, response);
+    const key = taskKey(response.job, response.a, response.d, response.attempt);
+    await bump(tx, `commit:${key}`);
+    await bump(tx, `commit-by:${key}`, BigInt(worker));
+    await recordStep(tx, response.job, result);
+    return result;
+  };
+}
+
+/** The audit counters of a run, read back and grouped. */
+export interface AuditCounters {
+  ended: Map<string, bigint>;
+  refused: Map<string, bigint>;
+  dropped: Map<string, bigint>;
+  commits: Map<string, bigint>;
+  commitBy: Map<string, bigint>;
+}
+
+/** Reads and groups the audit counters. */
+export async function readAudit(tx: StoreTx): Promise<AuditCounters> {
+  const audit: AuditCounters = {
+    ended: new Map(),
+    refused: new Map(),
+    dropped: new Map(),
+    commits: new Map(),
+    commitBy: new Map(),
+  };
+  const groups: Record<string, Map<string, bigint>> = {
+    ended: audit.ended,
+    refused: audit.refused,
+    dropped: audit.dropped,
+    commit: audit.commits,
+    'commit-by': audit.commitBy,
+  };
+  for (const [field, value] of await tx.listCounters(AUDIT_NAMESPACE)) {
+    const colon = field.indexOf(':');
+    const group = groups[field.slice(0, colon)];
+    group?.set(field.slice(colon + 1), value);
+  }
+  return audit;
+}

@@ -1,0 +1,92 @@
+/**
+ * One chaos worker process:
+ * `node --import tsx test/support/chaos-worker.ts <store url> <worker number> <log dir> [settings json] [spare]`.
+ *
+ * A `spare` loads its code, prints `LOADED` and waits for a `GO` line on stdin before it
+ * touches the store, so the driver can keep one warm and replace a killed worker at once.
+ * Then it opens the store, runs a real {@link Worker} with the handlers of every chaos
+ * workload (each run logged to `<log dir>/w<n>.handlers.log`) and the audit taps, prints
+ * `READY` once its loops run, and on SIGTERM stops gracefully (running handlers finish,
+ * results commit), closes the store, prints `STOPPED` and exits 0. The driver SIGKILLs it
+ * at random moments instead, which is the point.
+ */
+import { openStore } from '../../src/store/open-store.js';
+import type { ErrorRecord } from '../../src/store/records.js';
+import { Worker } from '../../src/worker/worker.js';
+import { tapGraphEngine } from './chaos-audit.js';
+import { HandlerLog, handlerLogPath } from './chaos-handlers.js';
+import {
+  type ChaosWorkerSettings,
+  DEFAULT_CHAOS_WORKER_SETTINGS,
+} from './chaos-worker-settings.js';
+import { CHAOS_WORKLOADS } from './chaos-workloads.js';
+
+const [url, number, dir, json, mode] = process.argv.slice(2);
+if (!url || !number || !dir) {
+  console.error('usage: chaos-worker.ts <store url> <worker number> <log dir> [settings json]');
+  process.exit(2);
+}
+const settings: ChaosWorkerSettings = {
+  ...DEFAULT_CHAOS_WORKER_SETTINGS,
+  ...(json ? (JSON.parse(json) as Partial<ChaosWorkerSettings>) : {}),
+};
+const workerNumber = Number(number);
+const log = new HandlerLog(handlerLogPath(dir, workerNumber));
+const handlers = Object.assign({}, ...CHAOS_WORKLOADS.map((w) => w.handlers(log)));
+
+if (mode === 'spare') {
+  console.log('LOADED');
+  await new Promise<void>((resolve) => {
+    let text = '';
+    process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+      if (text.includes('GO')) {
+        process.stdin.pause();
+        resolve();
+      }
+    });
+  });
+}
+
+const store = await openStore(url);
+const worker = new Worker({
+  store,
+  handlers,
+  concurrency: settings.concurrency,
+  batchSize: settings.batchSize,
+  leaseMs: settings.leaseMs,
+  idleMs: settings.idleMs,
+  // Kills, not failures, are what redeliver messages here; a message must never be
+  // dead-lettered because its holders kept dying. Real failures still show up: they are
+  // logged to stderr, and a job that cannot finish is reported lost.
+  maxDeliveries: 1000,
+  graceMs: 10_000,
+  consumer: `chaos-w${workerNumber}-${process.pid}`,
+  logger: {
+    error(message: string, error?: ErrorRecord) {
+      process.stderr.write(
+        `w${workerNumber}: ${message}${error ? `: ${error.name}: ${error.message}` : ''}\n`,
+      );
+    },
+    info() {},
+  },
+});
+tapGraphEngine(worker.graph, workerNumber);
+
+// The worker's idle timers are unref'd; this keeps the process up until it is told to stop.
+const keepAlive = setInterval(() => {}, 60_000);
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) return;
+  stopping = true;
+  void (async () => {
+    await worker.stop();
+    await store.close();
+    clearInterval(keepAlive);
+    console.log('STOPPED');
+    process.exit(0);
+  })();
+});
+
+await worker.start();
+console.log('READY');
