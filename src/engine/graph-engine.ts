@@ -18,7 +18,12 @@ import { respondTask, task } from './activities/task.js';
 import { trigger } from './activities/trigger.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
-import { ENGINE_STREAM, type EngineMessage, type TaskResponse } from './messages.js';
+import {
+  type ActivityAddress,
+  ENGINE_STREAM,
+  type EngineMessage,
+  type TaskResponse,
+} from './messages.js';
 import { Step } from './step.js';
 
 /** What one step did, for the worker's bookkeeping and tests. */
@@ -77,22 +82,11 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.handleWith(tx, message, { left: this.inlineSteps });
-  }
-
-  private async handleWith(
-    tx: StoreTx,
-    message: EngineMessage,
-    budget: InlineBudget,
-  ): Promise<StepResult> {
-    return this.run(tx, message.job, message.d, budget, async (step) => {
+    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, async (step) => {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
-        case 'enter': {
-          if (!(await passLeg1(step, address))) return false;
-          await this.kinds[step.activity(address.a).kind].enter(step, address);
-          return true;
-        }
+        case 'enter':
+          return this.enter(step, address);
         case 'signal':
           return respondSignal(step, message);
         case 'timeout':
@@ -108,6 +102,13 @@ export class GraphEngine {
           );
       }
     });
+  }
+
+  /** Leg1 of an activity; false when it already ran. */
+  private async enter(step: Step, address: ActivityAddress): Promise<boolean> {
+    if (!(await passLeg1(step, address))) return false;
+    await this.kinds[step.activity(address.a).kind].enter(step, address);
+    return true;
   }
 
   /** Runs one task response (Leg2 of a task). */
@@ -128,20 +129,26 @@ export class GraphEngine {
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
     const wf = await this.cache.get(tx, job.workflow, job.version);
     const step = new Step(tx, job, wf, this.clock, dimension);
-    if (budget.left > 0) {
-      step.holdBack((m) => m.k === 'enter' && m.job === job.id && budget.left-- > 0);
-    }
+    const hold =
+      budget.left > 0
+        ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
+        : undefined;
+    if (hold) step.holdBack(hold);
     if (!(await body(step))) return { status: 'duplicate' };
-    const key = await step.flush();
-    let result: StepResult = isComplete(wf.layout, key)
-      ? { status: 'ran', ended: await this.finishJob(step) }
-      : { status: 'ran' };
-    // Held messages run now, in this transaction, as steps of their own.
-    for (const message of step.takeHeld()) {
-      const inner = await this.handleWith(tx, message, budget);
-      if (inner.ended) result = { status: 'ran', ended: inner.ended };
+    // Held `enter` messages run now, in this transaction, each a step of its own that
+    // continues from the one before; the last one flushes them all.
+    let last = step;
+    const queue = step.takeHeld();
+    for (let message = queue.shift(); message; message = queue.shift()) {
+      const next = last.successor(message.d);
+      if (hold) next.holdBack(hold);
+      await this.enter(next, { job: message.job, a: message.a, d: message.d });
+      queue.push(...next.takeHeld());
+      last = next;
     }
-    return result;
+    const key = await last.flush();
+    if (!isComplete(wf.layout, key)) return { status: 'ran' };
+    return { status: 'ran', ended: await this.finishJob(last) };
   }
 
   private async finishJob(step: Step): Promise<JobRecord['state']> {

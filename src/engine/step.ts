@@ -152,6 +152,21 @@ export class Step {
     this.hold = hold;
   }
 
+  /**
+   * The step for another message of the same job in the same transaction, run right
+   * after this one: it continues from here — the job lock already held, the collation
+   * key already read, this step's folded collation moves and queued messages — so only
+   * the last step of the chain flushes them (one read and one add of the key for all).
+   */
+  successor(dimension: string): Step {
+    const next = new Step(this.tx, this.job, this.wf, this.clock, dimension);
+    next.key = this.key;
+    next.delta = this.delta;
+    next.messages.push(...this.messages.splice(0));
+    this.delta = 0n;
+    return next;
+  }
+
   /** The engine messages kept back by {@link holdBack}, once. */
   takeHeld(): EngineMessage[] {
     return this.held.splice(0);
