@@ -58,6 +58,7 @@ export class TaskRunner {
     private readonly respond: Responder,
     private readonly concurrency: number,
     private readonly clock: Clock,
+    /** Called when a handler's slot frees while the runner was full (work may be waiting). */
     private readonly onFree: () => void,
     /** Told of claimed messages before their handlers run (code-first works report onStart). */
     private readonly onStarted?: (messages: readonly StreamMessage[]) => Promise<void>,
@@ -353,8 +354,10 @@ export class TaskRunner {
   private finish(id: string): void {
     clearInterval(this.heartbeats.get(id));
     this.heartbeats.delete(id);
+    // Only a runner that was full may have left work unclaimed: a free slot matters then.
+    const wasFull = this.running.size + this.reserved >= this.concurrency;
     this.running.delete(id);
-    this.onFree();
+    if (wasFull) this.onFree();
     if (this.running.size === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 

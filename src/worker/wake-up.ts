@@ -10,10 +10,22 @@ export class WakeUp {
   private pending = false;
   private unsubscribers: (() => Promise<void>)[] = [];
 
-  /** Subscribes to notices; any of them wakes the waiter. */
-  async listen(store: Store, notices: Notice[]): Promise<void> {
+  /**
+   * Subscribes to notices; any of them wakes the waiter (after telling `onNotice` which
+   * one came).
+   */
+  async listen(
+    store: Store,
+    notices: Notice[],
+    onNotice?: (notice: Notice) => void,
+  ): Promise<void> {
     for (const notice of notices) {
-      this.unsubscribers.push(await store.subscribe(notice, () => this.wake()));
+      this.unsubscribers.push(
+        await store.subscribe(notice, () => {
+          onNotice?.(notice);
+          this.wake();
+        }),
+      );
     }
   }
 

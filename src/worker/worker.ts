@@ -48,6 +48,10 @@ export class Worker {
   private readonly taskWake = new WakeUp();
   private readonly timerWake = new WakeUp();
   private loops: Promise<void>[] = [];
+  /** Engine streams with a notice (or more work) since they were last polled. */
+  private readonly noticed = new Set<string>();
+  /** When every engine stream was last polled, noticed or not (performance.now()). */
+  private lastFullPoll = Number.NEGATIVE_INFINITY;
   private stopping = false;
   private started = false;
 
@@ -150,6 +154,9 @@ export class Worker {
     await this.engineWake.listen(
       this.store,
       this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),
+      (notice) => {
+        if (notice.kind === 'stream') this.noticed.add(notice.name);
+      },
     );
     await this.taskWake.listen(
       this.store,
@@ -189,11 +196,26 @@ export class Worker {
 
   private nextTimerWait = 250;
 
+  /**
+   * Polls the engine streams that had a notice, or more work last time; every `idleMs`
+   * it polls them all (messages that become claimable by time — a delay, an expired
+   * lease — send no notice). An empty poll is a transaction, so skipping quiet streams
+   * saves one per stream per turn.
+   */
   private async engineTurn(): Promise<number> {
     let total = 0;
     const followUp = this.tasks.taskStreams.length > 0 ? this.tasks.followUp : undefined;
-    for (const route of this.routes)
-      total += await processBatch(this.settings, route.stream, route.handle, followUp);
+    const now = performance.now();
+    const all = now - this.lastFullPoll >= this.idleMs;
+    if (all) this.lastFullPoll = now;
+    for (const route of this.routes) {
+      if (!all && !this.noticed.has(route.stream)) continue;
+      this.noticed.delete(route.stream);
+      const claimed = await processBatch(this.settings, route.stream, route.handle, followUp);
+      // A full batch may have left more behind; a smaller one emptied the stream.
+      if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
+      total += claimed;
+    }
     return total;
   }
 
