@@ -1,7 +1,7 @@
 /**
  * What the figures were measured on: cores, memory, CPU model, OS and Node version.
  */
-import { cpus, release, totalmem, type } from 'node:os';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
 
 /** The machine a run measured. */
 export interface MachineInfo {
@@ -10,6 +10,11 @@ export interface MachineInfo {
   cpuModel: string;
   os: string;
   node: string;
+}
+
+/** The 1-minute load average now: other work on the machine skews every figure. */
+export function loadAverage(): number {
+  return Math.round((loadavg()[0] ?? 0) * 100) / 100;
 }
 
 /** Describes this machine. */

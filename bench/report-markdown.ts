@@ -23,6 +23,8 @@ export interface RunInfo {
   postgres: Record<string, string> | undefined;
   /** Why PostgreSQL was not measured, when it was not. */
   postgresProblem: string | undefined;
+  /** 1-minute load average when the run started and when it ended. */
+  load: [number, number];
 }
 
 const BAR = [
@@ -158,7 +160,7 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     '## Machine and settings',
     '',
     `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB memory, ${machine.os}.`,
-    `- Node ${machine.node}.`,
+    `- Node ${machine.node}. Load average (1 min) ${info.load[0]} at the start, ${info.load[1]} at the end, on ${machine.cores} cores${Math.max(...info.load) > machine.cores ? ' — the machine was busy with other work, so absolute figures are low and noisy; the ratios to the baseline hold up better' : ''}.`,
     `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
     `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
     `- Workers: concurrency ${settings.concurrency} handlers, engine batch ${settings.batchSize} messages per transaction, lease 30 s; PostgreSQL pool ${settings.workerPool} per worker process, ${settings.driverPool} for the driver. PostgreSQL targets run workers in separate processes (\`bench/worker-process.ts\`); the driver process only starts jobs through the Client and measures.`,

@@ -17,7 +17,7 @@ import {
   sqliteBaseline,
 } from './baseline.js';
 import { BenchError } from './bench-error.js';
-import { describeMachine } from './machine.js';
+import { describeMachine, loadAverage } from './machine.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { renderMarkdown } from './report-markdown.js';
 import { renderTable } from './report-table.js';
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
   const scenarios = SCENARIOS.filter((s) => !only || only.includes(s.id));
   const targets = parseList(options.targets, TARGET_NAMES, 'target') ?? [...DEFAULT_TARGETS];
   const startedAt = Date.now();
+  const loadAtStart = loadAverage();
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-'));
   let postgres: BenchPostgres | undefined;
   let postgresProblem: string | undefined;
@@ -208,6 +209,7 @@ async function main(): Promise<void> {
         sqlite: sqliteSettings,
         postgres: postgresSettings,
         postgresProblem,
+        load: [loadAtStart, loadAverage()],
       });
       writeFileSync(options.out, markdown);
       log(`wrote ${options.out}`);

@@ -14,7 +14,7 @@ import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { Worker } from '../src/worker/worker.js';
 import { BenchError } from './bench-error.js';
-import { benchHandlers } from './bench-handlers.js';
+import { benchWork } from './bench-handlers.js';
 import type { BenchPostgres } from './postgres-server.js';
 import type { FromWorker, ToWorker } from './worker-process.js';
 
@@ -125,7 +125,7 @@ export async function startTarget(
     if (spec.processes === 0) {
       inProcess = new Worker({
         store,
-        handlers: benchHandlers,
+        ...benchWork,
         concurrency: settings.concurrency,
         batchSize: settings.batchSize,
       });

@@ -1,14 +1,14 @@
 /**
  * A benchmark worker process: `node --import tsx bench/worker-process.ts <store url>
- * [--concurrency N] [--batch N]`. It runs one weft Worker with the no-op handlers until
- * told to stop. Spawned with an IPC channel, it says `{ type: 'ready' }` once its loops
+ * [--concurrency N] [--batch N]`. It runs one weft Worker with the benchmark's work (the
+ * no-op handler, scenario 2's code-first workflow and task) until told to stop. Spawned with an IPC channel, it says `{ type: 'ready' }` once its loops
  * run, answers `{ type: 'rss' }` with its resident memory, and on `{ type: 'stop' }` (or
  * SIGTERM) stops the worker gracefully, closes the store and exits 0.
  */
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/open-store.js';
 import { Worker } from '../src/worker/worker.js';
-import { benchHandlers } from './bench-handlers.js';
+import { benchWork } from './bench-handlers.js';
 
 /** Messages the driver sends. */
 export type ToWorker = { type: 'rss' } | { type: 'stop' };
@@ -37,7 +37,7 @@ try {
   const store = await openStore(url);
   const worker = new Worker({
     store,
-    handlers: benchHandlers,
+    ...benchWork,
     concurrency: Number(values.concurrency),
     batchSize: Number(values.batch),
   });

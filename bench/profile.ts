@@ -1,0 +1,140 @@
+/**
+ * Where the time goes in scenarios 1 and 4: `tsx bench/profile.ts [--store sqlite|postgres]
+ * [--cpu] [--jobs N]`. One worker runs in this process (so everything is counted and
+ * profiled in one place), over a store wrapper that counts every contract call. For each
+ * case it prints commits, transactions, store calls and PostgreSQL round trips per step,
+ * split between the worker and the driver's Client, the calls by method, and with
+ * `--cpu` the self time by area and by function.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '../src/client/client.js';
+import { openStore } from '../src/store/open-store.js';
+import type { Store } from '../src/store/store.js';
+import { Worker } from '../src/worker/worker.js';
+import { benchWork } from './bench-handlers.js';
+import { runJobs } from './drive.js';
+import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
+import { countingStore, StoreCounts } from './profile/counting-store.js';
+import { type CpuSummary, profileCpu } from './profile/cpu-profile.js';
+import { perSecond } from './stats.js';
+import { WORKER_SETTINGS } from './targets.js';
+import { linearWorkflow } from './workflows.js';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    cpu: { type: 'boolean', default: false },
+    jobs: { type: 'string', default: '200' },
+    'save-profile': { type: 'string' },
+    'postgres-url': { type: 'string' },
+  },
+});
+
+interface Case {
+  name: string;
+  steps: number;
+  concurrency: number;
+  jobs: number;
+}
+
+const jobs = Number(values.jobs);
+const CASES: Case[] = [
+  { name: 'scenario 1, c=1', steps: 10, concurrency: 1, jobs },
+  { name: 'scenario 1, c=50', steps: 10, concurrency: 50, jobs: jobs * 5 },
+  { name: 'scenario 4, one-step, c=1', steps: 1, concurrency: 1, jobs },
+];
+
+function perStep(n: number, steps: number): string {
+  return (n / steps).toFixed(2);
+}
+
+function printCounts(label: string, counts: StoreCounts, steps: number): void {
+  console.log(
+    `  ${label}: ${perStep(counts.durableCommits, steps)} durable commits/step; ${perStep(counts.transactions, steps)} transactions + ${perStep(counts.directWrites, steps)} direct writes + ${perStep(counts.directReads, steps)} direct reads; ${perStep(counts.totalCalls, steps)} store calls, ~${perStep(counts.roundTrips, steps)} PostgreSQL round trips per step`,
+  );
+  const calls = [...counts.calls].sort((a, b) => b[1] - a[1]);
+  console.log(`    ${calls.map(([name, n]) => `${name} ${perStep(n, steps)}`).join(', ')}`);
+}
+
+function printCpu(summary: CpuSummary): void {
+  console.log(`  CPU self time ${summary.totalMs.toFixed(0)} ms, by area:`);
+  for (const a of summary.byArea)
+    console.log(`    ${(a.share * 100).toFixed(1).padStart(5)}%  ${a.name}`);
+  console.log('  top functions:');
+  for (const f of summary.byFunction.slice(0, 15)) {
+    console.log(`    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+  }
+}
+
+async function openTarget(
+  dir: string,
+  postgres: BenchPostgres | undefined,
+  label: string,
+): Promise<Store> {
+  if (postgres) {
+    const url = new URL(await postgres.createDatabase(label));
+    url.searchParams.set('pool', String(WORKER_SETTINGS.workerPool + WORKER_SETTINGS.driverPool));
+    return openStore(url.toString());
+  }
+  return openStore(`sqlite:${join(dir, `${label}.db`)}`);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-profile-'));
+  const postgres =
+    values.store === 'postgres' ? await startBenchPostgres(values['postgres-url']) : undefined;
+  try {
+    for (const [index, c] of CASES.entries()) {
+      const store = await openTarget(dir, postgres, `profile_${index}`);
+      const workerCounts = new StoreCounts();
+      const clientCounts = new StoreCounts();
+      const client = new Client(countingStore(store, clientCounts));
+      const worker = new Worker({
+        store: countingStore(store, workerCounts),
+        ...benchWork,
+        concurrency: WORKER_SETTINGS.concurrency,
+        batchSize: WORKER_SETTINGS.batchSize,
+      });
+      await worker.start();
+      try {
+        const wf = linearWorkflow(c.steps);
+        await client.deploy(wf);
+        await runJobs(client, wf.workflow, { concurrency: 5, jobs: 20 });
+        workerCounts.reset();
+        clientCounts.reset();
+        const measure = () =>
+          runJobs(client, wf.workflow, { concurrency: c.concurrency, jobs: c.jobs });
+        const {
+          result: run,
+          summary,
+          profile,
+        } = values.cpu
+          ? await profileCpu(measure)
+          : { result: await measure(), summary: undefined, profile: undefined };
+        const steps = run.finished * c.steps;
+        console.log(
+          `${c.name} on ${store.dialect}: ${run.finished} jobs, ${perSecond(steps, run.elapsedMs).toFixed(0)} steps/s, ${(run.elapsedMs / run.finished).toFixed(2)} ms/job`,
+        );
+        printCounts('worker', workerCounts, steps);
+        printCounts('client', clientCounts, steps);
+        if (summary) printCpu(summary);
+        if (profile && values['save-profile']) {
+          const file = `${values['save-profile']}-${index}.cpuprofile`;
+          writeFileSync(file, JSON.stringify(profile));
+          console.log(`  profile written to ${file}`);
+        }
+      } finally {
+        await worker.stop();
+        await store.close();
+      }
+    }
+  } finally {
+    await postgres?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

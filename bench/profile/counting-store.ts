@@ -1,0 +1,125 @@
+/**
+ * A Store wrapper that counts what the engine asks of the store: every contract call,
+ * split into calls inside a `transaction` and direct calls (each its own transaction
+ * when it writes), and the transactions themselves. It also counts durable commits — a
+ * transaction or direct call that changed something (a claim that found nothing changes
+ * nothing) — which on SQLite with synchronous=FULL and on PostgreSQL with
+ * synchronous_commit=on each wait for a WAL sync. On PostgreSQL every call is a round
+ * trip and each transaction adds BEGIN and COMMIT.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Store, StoreTx } from '../../src/store/store.js';
+
+/** Calls that do not write (a direct one is no transaction on SQLite). */
+const READS = new Set([
+  'getJob',
+  'listJobs',
+  'getDefinition',
+  'listDefinitions',
+  'getCounter',
+  'listCounters',
+  'getActivity',
+  'listActivities',
+  'countMessages',
+  'peek',
+  'listDeadLetters',
+  'nextTimerAt',
+]);
+
+/** True when a call's result says it changed nothing (an empty claim or fire). */
+function changedNothing(name: string, result: unknown): boolean {
+  return (
+    (name === 'claim' || name === 'fireDueTimers') && Array.isArray(result) && result.length === 0
+  );
+}
+
+/** What was counted. */
+export class StoreCounts {
+  /** Calls by `tx.<method>` (inside a transaction) or `direct.<method>`. */
+  readonly calls = new Map<string, number>();
+  /** `store.transaction(...)` calls. */
+  transactions = 0;
+  /** Direct calls that write (each commits on its own). */
+  directWrites = 0;
+  /** Direct calls that only read. */
+  directReads = 0;
+  /** Transactions and direct calls that changed something: each waits for a WAL sync. */
+  durableCommits = 0;
+
+  add(name: string): void {
+    this.calls.set(name, (this.calls.get(name) ?? 0) + 1);
+  }
+
+  /** Every call, inside or outside transactions. */
+  get totalCalls(): number {
+    let sum = 0;
+    for (const n of this.calls.values()) sum += n;
+    return sum;
+  }
+
+  /** PostgreSQL round trips, assuming one per call plus BEGIN and COMMIT per transaction. */
+  get roundTrips(): number {
+    return this.totalCalls + 2 * this.transactions;
+  }
+
+  /** Resets every count. */
+  reset(): void {
+    this.calls.clear();
+    this.transactions = 0;
+    this.directWrites = 0;
+    this.directReads = 0;
+    this.durableCommits = 0;
+  }
+}
+
+interface Frame {
+  wrote: boolean;
+}
+
+/** Wraps `store` so every call is counted in `counts`. */
+export function countingStore(store: Store, counts: StoreCounts): Store {
+  const frames = new AsyncLocalStorage<Frame>();
+  const call =
+    (prefix: string, object: object, name: string, fn: (...a: unknown[]) => unknown) =>
+    async (...args: unknown[]) => {
+      counts.add(`${prefix}.${name}`);
+      const frame = frames.getStore();
+      const result = await fn.apply(object, args);
+      const wrote = !READS.has(name) && !changedNothing(name, result);
+      if (frame) {
+        if (wrote) frame.wrote = true;
+      } else if (READS.has(name)) {
+        counts.directReads++;
+      } else {
+        counts.directWrites++;
+        if (wrote) counts.durableCommits++;
+      }
+      return result;
+    };
+  const wrapTx = (tx: StoreTx): StoreTx =>
+    new Proxy(tx, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        return typeof value === 'function' && typeof property === 'string'
+          ? call('tx', object, property, value)
+          : value;
+      },
+    });
+  return new Proxy(store, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (property === 'transaction') {
+        return async <T>(fn: (tx: StoreTx) => Promise<T>) => {
+          counts.transactions++;
+          const frame: Frame = { wrote: false };
+          const result = await object.transaction((tx) => frames.run(frame, () => fn(wrapTx(tx))));
+          if (frame.wrote) counts.durableCommits++;
+          return result;
+        };
+      }
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      if (property === 'subscribe' || property === 'close') return value.bind(object);
+      return call('direct', object, property, value);
+    },
+  });
+}
