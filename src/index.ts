@@ -7,6 +7,16 @@ export type { ActivityView, JobView } from './client/job-view.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';
 export type { FlowState, TaskState } from './core/states.js';
+export {
+  defineTask,
+  defineWorkflow,
+  type TaskDefinition,
+  type TaskOptions,
+  type WaitForEventOptions,
+  Workflow,
+  type WorkflowDefinition,
+} from './durable/index.js';
+export type { Instance } from './durable/instance.js';
 export { type CompileOptions, compileWorkflow } from './graph/compile-workflow.js';
 export type { CompiledWorkflow } from './graph/compiled-workflow.js';
 export { openStore } from './store/open-store.js';

@@ -11,11 +11,15 @@ import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
-import { loadHandlers } from './handlers-module.js';
+import { loadWorkerModule } from './handlers-module.js';
 import { parseJsonArgument } from './json-argument.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
+import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { readWorkflowFile } from './workflow-files.js';
+
+/** Files `weft run` treats as code-first modules rather than workflow files. */
+const CODE_FILE = /\.(m|c)?(j|t)s$/;
 
 interface Common {
   store?: string;
@@ -54,13 +58,25 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     c.option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)');
 
   storeOption(program.command('run <file>'))
-    .description('deploy a workflow file, start one job, run it to its end in-process')
+    .description(
+      'run one job to its end in-process: a workflow file (YAML/JSON) or a code-first module (.ts/.js)',
+    )
     .option('--input <json>', 'job input as JSON')
     .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
     .option('--id <id>', 'job id (idempotent)')
     .option('--concurrency <n>', 'handlers running at once')
     .option('--json', 'print the finished job as JSON')
-    .action(withStore((store, opts, file: string) => runCommand(store, file, opts, output)));
+    .option(
+      '--workflow <name>',
+      'code-first module: the workflow to run (default: its default export)',
+    )
+    .action(
+      withStore((store, opts, file: string) =>
+        CODE_FILE.test(file)
+          ? runCodeFirst(store, file, opts, output)
+          : runCommand(store, file, opts, output),
+      ),
+    );
 
   program
     .command('validate <file>')
@@ -120,13 +136,19 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 
   storeOption(program.command('worker'))
     .description('run a worker until SIGTERM or SIGINT')
-    .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
+    .option(
+      '--handlers <module>',
+      'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
+    )
     .option('--concurrency <n>', 'handlers running at once', '10')
     .action(
       withStore(async (store, opts) => {
+        const module = await loadWorkerModule(opts.handlers as string | undefined);
         const worker = new Worker({
           store,
-          handlers: await loadHandlers(opts.handlers as string | undefined),
+          handlers: module.handlers,
+          workflows: module.workflows,
+          tasks: module.tasks,
           concurrency: positiveInt(opts.concurrency as string, '--concurrency'),
         });
         await worker.start();
@@ -153,6 +175,36 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         return 0;
       }),
     );
+
+  storeOption(program.command('event <job> <name>'))
+    .description('send an event to a code-first job (its onEvent branch, and waits for it)')
+    .option('--data <json>', 'event data as JSON')
+    .action(
+      withStore(async (store, opts, job: string, name: string) => {
+        const data = (parseJsonArgument(opts.data as string | undefined, '--data') ?? null) as Json;
+        await new Client(store).sendEvent(job, name, data);
+        output.out(`event ${name} sent`);
+        return 0;
+      }),
+    );
+
+  for (const [op, description] of [
+    ['pause', 'pause a code-first job: actions buffer, no decision runs'],
+    ['resume', 'resume a paused (or modified) code-first job'],
+    ['terminate', 'terminate a code-first job'],
+  ] as const) {
+    storeOption(program.command(`${op} <job>`))
+      .description(description)
+      .option('--json', 'print the job as JSON')
+      .action(
+        withStore(async (store, opts, jobId: string) => {
+          const job = await new Client(store)[op](jobId);
+          if (opts.json) printJson(output, job);
+          else output.out(`${job.id} ${job.state}`);
+          return 0;
+        }),
+      );
+  }
 
   storeOption(program.command('status <job>'))
     .description('show a job: state, collation key, activities')

@@ -6,6 +6,7 @@
 import type { JobView } from '../client/job-view.js';
 import { renderCollationTable } from '../core/collation.js';
 import type { CollationDigit } from '../core/collation-digits.js';
+import type { Instance } from '../durable/instance.js';
 import type { JobRecord } from '../store/records.js';
 
 /** Where text goes; tests pass their own. */
@@ -42,6 +43,13 @@ export function formatJobView(view: JobView, indent = ''): string {
     );
     lines.push(...table.split('\n').map((l) => indent + l));
   }
+  if (view.instance) {
+    lines.push(
+      ...formatInstance(view.instance as unknown as Instance)
+        .split('\n')
+        .map((l) => indent + l),
+    );
+  }
   if (view.error) lines.push(`${indent}error ${view.error.name}: ${view.error.message}`);
   else if (view.output !== null) lines.push(`${indent}output ${JSON.stringify(view.output)}`);
   for (const child of view.children) lines.push('', formatJobView(child, `${indent}  `));
@@ -51,4 +59,20 @@ export function formatJobView(view: JobView, indent = ''): string {
 /** One line per job for `weft list`. */
 export function formatJobLine(job: JobRecord): string {
   return `${job.id}  ${job.workflow}@${job.version}  ${job.state}  ${new Date(job.createdAt).toISOString()}`;
+}
+
+/** One line per branch of a code-first instance, for `weft status`. */
+export function formatInstance(instance: Instance): string {
+  const lines = [
+    `instance ${instance.id}  ${instance.workflow_name}  ${instance.state} (decisions: ${instance.decision_mode})`,
+    `executions [${instance.executions.join(',')}]`,
+  ];
+  instance.branches.forEach((b, key) => {
+    const about = b.type === 'onEvent' ? b.event_name : b.task_name;
+    lines.push(`  branch ${key}  ${b.type}${about ? `(${about})` : ''}${b.ended ? '  ended' : ''}`);
+  });
+  const open = instance.statuses.filter((s) => s.status === 'scheduled');
+  if (open.length && instance.state === 'running')
+    lines.push(`waiting on ${open.map((s) => `${s.type} ${s.name}`).join(', ')}`);
+  return lines.join('\n');
 }

@@ -112,7 +112,9 @@ export class Client {
   /** Sends an event to a code-first instance: an `onEvent` branch, and any wait for it released. */
   async sendEvent(jobId: string, name: string, data: Json = null): Promise<void> {
     await this.durableJob(jobId, `event ${name}`);
-    await this.store.transaction((tx) => this.durable.act(tx, jobId, { type: 'onEvent', name, data }));
+    await this.store.transaction((tx) =>
+      this.durable.act(tx, jobId, { type: 'onEvent', name, data }),
+    );
   }
 
   /** Pauses a code-first instance: actions still arrive and buffer, no decision runs. */
@@ -140,7 +142,10 @@ export class Client {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
     if (job.model !== 'durable') {
-      throw new ValidationError(`job ${jobId} is a graph job; ${what} is for code-first jobs`, what);
+      throw new ValidationError(
+        `job ${jobId} is a graph job; ${what} is for code-first jobs`,
+        what,
+      );
     }
     if (isFinalFlowState(job.state)) {
       throw new ValidationError(`job ${jobId} has already ended (${job.state})`, what);

@@ -17,12 +17,12 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import {
+  isLeg2Closed,
   LEG1_ENTRY,
   LEG1_EXIT,
   LEG2_ENTRY,
   LEG2_FINAL_EXIT,
   SEMAPHORE_INITIAL,
-  isLeg2Closed,
 } from '../core/semaphore.js';
 import { taskStream } from '../engine/messages.js';
 import type { JobRecord, Json, NewMessage } from '../store/records.js';
@@ -45,7 +45,7 @@ import { currentDecisionRequest, tryTriggerDecision } from './engine-trigger.js'
 import type { Instance } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import { moveJobState } from './job-state-path.js';
-import { type ValueSource, systemValueSource } from './value-source.js';
+import { systemValueSource, type ValueSource } from './value-source.js';
 import { initialProperties } from './workflow-object.js';
 
 /** The version every code-first workflow is stored under (its code lives in workers). */
@@ -171,7 +171,7 @@ export class DurableEngine {
 
   private async lock(tx: StoreTx, jobId: string) {
     const job = await tx.lockJob(jobId);
-    if (!job || job.model !== 'durable') return undefined;
+    if (job?.model !== 'durable') return undefined;
     const instance = job.context as unknown as Instance;
     if (instance.state !== 'running') return undefined;
     return { job, instance };
@@ -195,7 +195,10 @@ export class DurableEngine {
       await this.perform(tx, job, pending);
       pending = [];
       if (!definition) {
-        const triggered = tryTriggerDecision(instance, { now: this.clock.now(), uuid: randomUUID() });
+        const triggered = tryTriggerDecision(instance, {
+          now: this.clock.now(),
+          uuid: randomUUID(),
+        });
         instance = triggered.instance;
         if (!triggered.request) break;
         definition = this.workflows.get(instance.workflow_name);
@@ -251,7 +254,11 @@ export class DurableEngine {
             input: effect.input,
             attempt: 1,
           };
-          messages.push({ stream: taskStream(effect.name), job: job.id, payload: payload as unknown as Json });
+          messages.push({
+            stream: taskStream(effect.name),
+            job: job.id,
+            payload: payload as unknown as Json,
+          });
           if (effect.timeoutMs !== undefined) {
             await tx.scheduleTimer({
               key: `dto:${job.id}:${effect.uuid}`,
@@ -283,7 +290,9 @@ export class DurableEngine {
           await tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`);
           break;
         case 'sendEvent':
-          messages.push(action(effect.instance, { type: 'onEvent', name: effect.name, data: effect.data }));
+          messages.push(
+            action(effect.instance, { type: 'onEvent', name: effect.name, data: effect.data }),
+          );
           break;
         case 'finished':
         case 'failed':

@@ -83,6 +83,7 @@ export const DRAFT_07_META_SCHEMA = {
     contentMediaType: { type: 'string' },
     contentEncoding: { type: 'string' },
     if: { $ref: '#' },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema keyword.
     then: { $ref: '#' },
     else: { $ref: '#' },
     allOf: { $ref: '#/definitions/schemaArray' },

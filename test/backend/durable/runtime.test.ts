@@ -4,11 +4,6 @@
  * sequential and parallel tasks.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Client } from '../../../src/client/client.js';
-import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
-import type { Instance } from '../../../src/durable/instance.js';
-import type { Store } from '../../../src/store/store.js';
-import { Worker } from '../../../src/worker/worker.js';
 import {
   chargeCard,
   orderWorkflow,
@@ -16,6 +11,11 @@ import {
   sendEmail,
   shipOrder,
 } from '../../../examples/code-first-order.js';
+import { Client } from '../../../src/client/client.js';
+import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
+import type { Instance } from '../../../src/durable/instance.js';
+import type { Store } from '../../../src/store/store.js';
+import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
 
