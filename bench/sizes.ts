@@ -16,6 +16,8 @@ export interface Sizes {
   fanOutTasks: number;
   /** Scenario 4: one-step jobs, one at a time. */
   latencyJobs: number;
+  /** Scenarios 4 and 5: no new job or signal starts after this long (the figures say how many ran). */
+  latencyBudgetMs: number;
   /** Scenario 5: jobs parked on a hook, then signalled one at a time (and as many again at once). */
   signalJobs: number;
   /** Scenario 6: jobs parked on a hook. */
@@ -38,6 +40,7 @@ export const FULL_SIZES: Sizes = {
   warmupJobs: 20,
   fanOutTasks: 1000,
   latencyJobs: 1000,
+  latencyBudgetMs: 30_000,
   signalJobs: 1000,
   idleJobs: 100_000,
   idleStartConcurrency: 64,
@@ -55,6 +58,7 @@ export const QUICK_SIZES: Sizes = {
   warmupJobs: 5,
   fanOutTasks: 200,
   latencyJobs: 200,
+  latencyBudgetMs: 10_000,
   signalJobs: 200,
   idleJobs: 5000,
   idleStartConcurrency: 64,
