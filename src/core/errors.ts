@@ -250,3 +250,19 @@ export class NonDeterminismError extends WeftError {
     super('NON_DETERMINISM', message);
   }
 }
+
+/**
+ * An HTTP agent used a decision that is no longer the instance's decision in flight: its
+ * lease ran out and it was handed out again under another uuid, or the instance moved on
+ * (terminated, ended).
+ */
+export class StaleDecisionError extends WeftError {
+  constructor(
+    /** The decision's uuid as the agent knows it. */
+    readonly uuid: string,
+    /** Why it is stale. */
+    readonly reason: string,
+  ) {
+    super('STALE_DECISION', `decision ${uuid} is stale: ${reason}`);
+  }
+}

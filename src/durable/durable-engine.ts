@@ -29,6 +29,7 @@ import type { JobRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { Action } from './actions.js';
 import { runDecision } from './decision-executer.js';
+import type { DecisionOutcome } from './decisions.js';
 import type { WorkflowDefinition } from './definitions.js';
 import {
   type ActionMessage,
@@ -41,7 +42,7 @@ import { receiveAction } from './engine-actions.js';
 import { pauseInstance, resumeInstance, terminateInstance } from './engine-control.js';
 import { applyDecisions } from './engine-decisions.js';
 import { startInstance } from './engine-start.js';
-import { currentDecisionRequest, tryTriggerDecision } from './engine-trigger.js';
+import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
 import type { Instance } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import { moveJobState } from './job-state-path.js';
@@ -167,6 +168,47 @@ export class DurableEngine {
       );
     }
     await this.advance(tx, locked.job, locked.instance, [], definition);
+  }
+
+  /**
+   * Applies a decision computed outside this process (an HTTP agent's
+   * {@link DecisionSession}): when `outcome.uuid` is still the instance's decision in
+   * flight, records its decisions, performs their effects and triggers the next decision,
+   * as a decision run here would. Returns false, changing nothing, when the instance has
+   * moved on (another uuid, ended, not code-first).
+   */
+  async applyOutcome(tx: StoreTx, jobId: string, outcome: DecisionOutcome): Promise<boolean> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked?.instance.decision_ongoing || locked.instance.decision_uuid !== outcome.uuid) {
+      return false;
+    }
+    const applied = applyDecisions(locked.instance, outcome, this.clock.now());
+    await this.advance(tx, locked.job, applied.instance, applied.effects);
+    return true;
+  }
+
+  /**
+   * Hands the decision in flight `uuid` out again under a new uuid (its executer was
+   * lost): saves the instance and appends a `decide` message for the new uuid. Returns
+   * the new uuid, or null (nothing changed) when `uuid` is no longer in flight.
+   */
+  async redeliver(tx: StoreTx, jobId: string, uuid: string): Promise<string | null> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked || locked.instance.decision_uuid !== uuid) return null;
+    const { instance, request } = redeliverDecision(locked.instance, {
+      now: this.clock.now(),
+      uuid: randomUUID(),
+    });
+    if (!request) return null;
+    await tx.append([
+      {
+        stream: decisionStream(instance.workflow_name),
+        job: jobId,
+        payload: { k: 'decide', job: jobId, uuid: request.uuid },
+      },
+    ]);
+    await this.save(tx, locked.job, instance);
+    return request.uuid;
   }
 
   private async lock(tx: StoreTx, jobId: string) {

@@ -1,0 +1,100 @@
+/**
+ * `weft serve`: the agent protocol over HTTP (docs/agent-protocol.md) for workers in any
+ * language, plus the engine streams and timers, until SIGTERM or SIGINT.
+ *
+ *     weft serve --port 4001 --workflows order --tasks charge,ship --store postgres://…
+ */
+import type { Command } from 'commander';
+import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { serve } from '../server/serve.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import type { Output } from './print.js';
+
+/** Options of {@link registerServeCommand}. */
+export interface ServeCommandOptions {
+  /** Resolves when the server should stop (default: SIGTERM or SIGINT). */
+  until?: () => Promise<void>;
+}
+
+interface ServeFlags {
+  store?: string;
+  port: string;
+  host: string;
+  workflows?: string;
+  tasks?: string;
+  leaseMs: string;
+  engine: boolean;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+}
+
+function names(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+}
+
+function wholeNumber(value: string, option: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    throw new ValidationError(
+      `must be a whole number of at least ${min}, got ${JSON.stringify(value)}`,
+      option,
+    );
+  }
+  return n;
+}
+
+/** Adds `weft serve` to the program; `setExit` receives its exit code. */
+export function registerServeCommand(
+  program: Command,
+  output: Output,
+  setExit: (code: number) => void,
+  options: ServeCommandOptions = {},
+): void {
+  program
+    .command('serve')
+    .description('serve the agent protocol over HTTP (workers in any language) until SIGTERM')
+    .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
+    .option('--port <n>', 'port (0: any free port)', '4001')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--workflows <names>', 'code-first workflows agents decide for, comma-separated')
+    .option('--tasks <names>', 'tasks agents run, comma-separated')
+    .option('--lease-ms <ms>', 'lease on a handed-out decision or task', '60000')
+    .option('--no-engine', 'do not run the engine streams and timers in this process')
+    .action(async (flags: ServeFlags) => {
+      let store: Store | undefined;
+      try {
+        const port = wholeNumber(flags.port, '--port', 0);
+        const leaseMs = wholeNumber(flags.leaseMs, '--lease-ms', 1);
+        store = await openStore(flags.store ?? process.env.WEFT_STORE);
+        const serving = await serve({
+          store,
+          port,
+          host: flags.host,
+          workflows: names(flags.workflows),
+          tasks: names(flags.tasks),
+          leaseMs,
+          engine: flags.engine,
+        });
+        output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
+        await (options.until ?? untilSignal)();
+        await serving.close();
+        setExit(0);
+      } catch (error) {
+        output.err(
+          `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
+        );
+        setExit(1);
+      } finally {
+        await store?.close();
+      }
+    });
+}

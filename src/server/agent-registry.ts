@@ -1,0 +1,112 @@
+/**
+ * What the agents of one server can run: code-first workflow names (their decisions come
+ * from `decide:<workflow>`) and task names (their works come from `task:<name>`).
+ * Registering a workflow stores it as a code-first definition, so clients can start it by
+ * name; registering anything subscribes to its stream's notices, which wake long polls.
+ */
+import { DURABLE_VERSION } from '../durable/durable-engine.js';
+import { decisionStream } from '../durable/durable-messages.js';
+import { taskStream } from '../engine/messages.js';
+import type { Store } from '../store/store.js';
+import { WakeUp } from '../worker/wake-up.js';
+
+/** One stream the job endpoint claims from. */
+export interface AgentSource {
+  kind: 'decision' | 'task';
+  /** The workflow or task name. */
+  name: string;
+  stream: string;
+}
+
+/** Names to restrict a job request to (absent: everything registered). */
+export interface SourceFilter {
+  workflows?: readonly string[];
+  tasks?: readonly string[];
+}
+
+/** The registered workflow and task names of one server, in registration order. */
+export class AgentRegistry {
+  /** Woken by a notice on any registered stream. */
+  readonly wake = new WakeUp();
+  private readonly workflowSet = new Map<string, Promise<void>>();
+  private readonly taskSet = new Map<string, Promise<void>>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Registered workflow names. */
+  get workflows(): string[] {
+    return [...this.workflowSet.keys()];
+  }
+
+  /** Registered task names. */
+  get tasks(): string[] {
+    return [...this.taskSet.keys()];
+  }
+
+  /**
+   * Registers names (again is a no-op). A workflow already stored as a graph workflow
+   * under version 1 is refused with `DefinitionConflictError`, and stays unregistered.
+   */
+  async register(names: SourceFilter): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const name of names.workflows ?? []) {
+      pending.push(this.once(this.workflowSet, name, () => this.addWorkflow(name)));
+    }
+    for (const name of names.tasks ?? []) {
+      pending.push(this.once(this.taskSet, name, () => this.listen(taskStream(name))));
+    }
+    await Promise.all(pending);
+  }
+
+  private once(set: Map<string, Promise<void>>, name: string, add: () => Promise<void>) {
+    const known = set.get(name);
+    if (known) return known;
+    const adding = add().catch((error: unknown) => {
+      set.delete(name);
+      throw error;
+    });
+    set.set(name, adding);
+    return adding;
+  }
+
+  private async addWorkflow(name: string): Promise<void> {
+    await this.store.putDefinition({
+      workflow: name,
+      version: DURABLE_VERSION,
+      model: 'durable',
+      definition: { workflow: name },
+      source: null,
+    });
+    await this.listen(decisionStream(name));
+  }
+
+  private listen(stream: string): Promise<void> {
+    return this.wake.listen(this.store, [{ kind: 'stream', name: stream }]);
+  }
+
+  /**
+   * The streams to claim from, decisions first (a decision is short and unblocks
+   * further work), each kind in registration order; a filter keeps only its names.
+   */
+  sources(filter: SourceFilter = {}): AgentSource[] {
+    const pick = (names: string[], only?: readonly string[]) =>
+      only ? names.filter((n) => only.includes(n)) : names;
+    return [
+      ...pick(this.workflows, filter.workflows).map((name) => ({
+        kind: 'decision' as const,
+        name,
+        stream: decisionStream(name),
+      })),
+      ...pick(this.tasks, filter.tasks).map((name) => ({
+        kind: 'task' as const,
+        name,
+        stream: taskStream(name),
+      })),
+    ];
+  }
+
+  /** Stops listening for notices. */
+  async close(): Promise<void> {
+    await this.wake.close();
+  }
+}

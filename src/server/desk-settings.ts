@@ -1,0 +1,24 @@
+/**
+ * What the decision and task desks of one agent server share: the store, the name the
+ * server claims under, the lease it takes, and the engines that record results.
+ */
+import type { Clock } from '../core/clock.js';
+import type { DurableEngine } from '../durable/durable-engine.js';
+import type { GraphEngine } from '../engine/graph-engine.js';
+import type { Store } from '../store/store.js';
+
+/** Settings of the decision and task desks. */
+export interface DeskSettings {
+  store: Store;
+  /** The consumer name of this server's claims. */
+  consumer: string;
+  /** Lease on a handed-out decision or task, in ms. */
+  leaseMs: number;
+  /** Deliveries of a task message before it is dead-lettered. */
+  maxDeliveries: number;
+  clock: Clock;
+  durable: DurableEngine;
+  graph: GraphEngine;
+  /** How many finished or stale hand-outs are remembered (for precise 409s). */
+  remember: number;
+}

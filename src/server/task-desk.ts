@@ -1,0 +1,170 @@
+/**
+ * Tasks handed out to HTTP agents (the seed's "Task jobs"). Claiming a `task:<name>`
+ * message takes a lease on it and, for a code-first work, reports `onStart` to its
+ * instance in the same transaction. `POST /tasks/{uuid}` acks the message and records
+ * the result in one transaction: `onSuccess` / `onFailure` for a code-first work, Leg2
+ * of the activity for a graph task. A task whose lease runs out before its result comes
+ * is handed out again (under the same uuid); the first result recorded wins.
+ */
+import { createHash } from 'node:crypto';
+import { InvalidStateError, LeaseLostError, NotFoundError } from '../core/errors.js';
+import type { Instance } from '../durable/instance.js';
+import type { TaskMessage, TaskResponse } from '../engine/messages.js';
+import type { Json, StreamMessage } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import type { WireTaskResult } from './agent-wire.js';
+import type { DeskSettings } from './desk-settings.js';
+import { RecentMap } from './recent-map.js';
+
+/** What the job endpoint answers for a task. */
+export interface TaskOffer {
+  action: 'TaskScheduled';
+  /** The work's uuid (code-first), or `<job>:<activity>:<dimension>:<attempt>` (graph). */
+  uuid: string;
+  /** The task's name. */
+  name: string;
+  input: Json;
+  /** The work's hash (code-first: the one in the instance's `statuses`). */
+  hash: string;
+  /** (weft) the job the task belongs to, and which attempt this is. */
+  job: string;
+  attempt: number;
+  /** (weft) a graph task's per-attempt timeout, when it has one. */
+  timeoutMs?: number;
+}
+
+/** How a hand-out ended: its result recorded, or its lease lost. */
+type Reported = WireTaskResult['status'] | 'lost';
+
+interface Handout {
+  uuid: string;
+  stream: string;
+  messageId: string;
+  task: TaskMessage;
+}
+
+/** The tasks this server has handed out. */
+export class TaskDesk {
+  private readonly open = new Map<string, Handout>();
+  private readonly reported: RecentMap<string, Reported>;
+
+  constructor(private readonly settings: DeskSettings) {
+    this.reported = new RecentMap(settings.remember);
+  }
+
+  /** Tasks handed out and not reported. */
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** Claims the next task of a `task:<name>` stream, or null when there is none. */
+  async claim(stream: string): Promise<TaskOffer | null> {
+    const { store, consumer, leaseMs, maxDeliveries } = this.settings;
+    const claimed = await store.transaction(async (tx) => {
+      const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs, maxDeliveries });
+      if (!message) return null;
+      return { message, hash: await this.started(tx, message) };
+    });
+    if (!claimed) return null;
+    const task = claimed.message.payload as unknown as TaskMessage;
+    const uuid =
+      task.model === 'durable' ? task.a : `${task.job}:${task.a}:${task.d}:${task.attempt}`;
+    this.open.set(uuid, { uuid, stream, messageId: claimed.message.id, task });
+    this.reported.delete(uuid);
+    return {
+      action: 'TaskScheduled',
+      uuid,
+      name: task.task,
+      input: task.input,
+      hash: claimed.hash,
+      job: task.job,
+      attempt: task.attempt,
+      ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+    };
+  }
+
+  /** Reports a code-first work's start; returns the task's hash. */
+  private async started(tx: StoreTx, message: StreamMessage): Promise<string> {
+    const task = message.payload as unknown as TaskMessage;
+    if (task.model !== 'durable') {
+      const identity = JSON.stringify([task.task, task.job, task.a, task.d]);
+      return createHash('sha256').update(identity).digest('hex').slice(0, 32);
+    }
+    await this.settings.durable.act(tx, task.job, { type: 'onStart', uuid: task.a });
+    const job = await tx.getJob(task.job);
+    const instance = job?.model === 'durable' ? (job.context as unknown as Instance) : null;
+    return instance?.statuses.find((s) => s.uuid === task.a)?.hash ?? '';
+  }
+
+  /** `POST /tasks/{uuid}`: acks the task and records its result, in one transaction. */
+  async report(uuid: string, result: WireTaskResult): Promise<{ status: 'recorded' }> {
+    const handout = this.held(uuid);
+    const { store, consumer, durable, graph } = this.settings;
+    try {
+      await store.transaction(async (tx) => {
+        if (!(await tx.ack(handout.stream, handout.messageId, consumer))) {
+          throw new LeaseLostError(handout.stream, handout.messageId, consumer);
+        }
+        const { task } = handout;
+        if (task.model === 'durable') {
+          await durable.act(
+            tx,
+            task.job,
+            result.status === 'completed'
+              ? { type: 'onSuccess', uuid: task.a, output: result.output }
+              : { type: 'onFailure', uuid: task.a, error: result.error },
+          );
+          return;
+        }
+        const response: TaskResponse = {
+          job: task.job,
+          a: task.a,
+          d: task.d,
+          attempt: task.attempt,
+          ...(task.model ? { model: task.model } : {}),
+          ...(result.status === 'completed'
+            ? { status: 'success', output: result.output }
+            : { status: 'error', error: result.error }),
+        };
+        await graph.respond(tx, response);
+      });
+    } catch (error) {
+      if (error instanceof LeaseLostError) this.forget(uuid, 'lost');
+      throw error;
+    }
+    this.forget(uuid, result.status);
+    return { status: 'recorded' };
+  }
+
+  /** `POST /tasks/{uuid}/heartbeat`: extends the task's lease. */
+  async heartbeat(uuid: string): Promise<{ leaseMs: number }> {
+    const handout = this.held(uuid);
+    const { store, consumer, leaseMs } = this.settings;
+    const held = await store.extendLease(handout.stream, [handout.messageId], consumer, leaseMs);
+    if (held.length === 0) {
+      this.forget(uuid, 'lost');
+      throw new LeaseLostError(handout.stream, handout.messageId, consumer);
+    }
+    return { leaseMs };
+  }
+
+  private held(uuid: string): Handout {
+    const handout = this.open.get(uuid);
+    if (handout) return handout;
+    const reported = this.reported.get(uuid);
+    if (reported) {
+      throw new InvalidStateError(
+        `agent task ${uuid}`,
+        reported === 'lost' ? 'lease lost' : reported,
+        'reported',
+        'its result is already recorded, or its lease was lost',
+      );
+    }
+    throw new NotFoundError('task', uuid);
+  }
+
+  private forget(uuid: string, status: Reported): void {
+    this.open.delete(uuid);
+    if (status !== 'lost' || !this.reported.get(uuid)) this.reported.set(uuid, status);
+  }
+}
