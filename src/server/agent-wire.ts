@@ -80,7 +80,22 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issue?.path.length ? `/${issue.path.map(String).join('/')}` : '';
-  throw new ValidationError(issue?.message ?? 'is not valid', `${where}${path}`);
+  const missing =
+    issue !== undefined &&
+    issue.code !== 'unrecognized_keys' &&
+    valueAt(value, issue.path) === undefined;
+  const message = missing ? 'is required' : (issue?.message ?? 'is not valid');
+  throw new ValidationError(message, `${where}${path}`);
+}
+
+/** The value at a zod issue's path in the parsed body (undefined when absent). */
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 function errorRecord(error: z.infer<typeof wireError>): ErrorRecord {

@@ -11,6 +11,7 @@ import type { Instance } from '../../../src/durable/instance.js';
 import { type Serving, serve } from '../../../src/server/serve.js';
 import type { Store } from '../../../src/store/store.js';
 import { openTestStore, skipBackend } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 import { type Answer, HttpAgent } from './http-agent.js';
 
 let store: Store;
@@ -237,6 +238,55 @@ describe.skipIf(skipBackend)('weft serve: the agent protocol over HTTP', () => {
     // Nothing is there yet; the request waits rather than answering None.
     const job = await client.start('sum', [5, 6]);
     expect(await waiting).toMatchObject({ action: 'DecisionScheduled', instance: job.id });
+  });
+
+  it('runs waits over HTTP: a duration (timer fired by the engine worker), then an event', async () => {
+    await agent.call('POST', '/agents', { workflows: ['approval'] });
+    // handle(): waitFor(20 ms); data = waitForEvent('go'); return data
+    const handle = async (path: string) => {
+      const nap = await agent.call('POST', `${path}/execute`, [
+        { type: 'wait', timeout: 20, position: '0' },
+      ]);
+      if (nap.body.status !== 'completed') return {};
+      const go = await agent.call('POST', `${path}/execute`, [
+        { type: 'wait', event: 'go', position: '1' },
+      ]);
+      return go.body.status === 'completed' ? { output: go.body.outputs[0] } : {};
+    };
+    const decideAll = async () => {
+      for (;;) {
+        const offer = await agent.job('?workflows=approval&tasks=&wait=200');
+        if (offer.action === 'None') return;
+        const path = `/decisions/${offer.uuid}`;
+        for (;;) {
+          const next = (await agent.call('GET', `${path}/branch`)).body;
+          if (next.branch === undefined) break;
+          const end = next.branch.type === 'handle' ? await handle(path) : {};
+          await agent.call('POST', `${path}/branch`, { properties: next.properties, ...end });
+        }
+      }
+    };
+    const job = await client.start('approval', []);
+    await waitFor(async () => {
+      await decideAll();
+      return (await instanceOf(job.id)).waits.some((w) => w.event === 'go');
+    }, 'the event wait');
+    await client.sendEvent(job.id, 'go', { by: 'ana' });
+    await decideAll();
+    expect(await client.result(job.id)).toMatchObject({ state: 'SUCCESS', output: { by: 'ana' } });
+    const instance = await instanceOf(job.id);
+    expect(instance.statuses.map((s) => [s.type, s.input, s.status])).toEqual([
+      ['wait', { durationMs: 20 }, 'completed'],
+      ['wait', { event: 'go' }, 'completed'],
+    ]);
+    expect(instance.branches.map((b) => b.type)).toEqual([
+      'handle',
+      'onStart',
+      'onSuccess',
+      'onStart',
+      'onEvent',
+      'onSuccess',
+    ]);
   });
 
   it('registers agents with POST /agents and filters jobs by name', async () => {
