@@ -16,6 +16,7 @@ import { parseJsonArgument } from './json-argument.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
+import { registerServeCommand } from './serve-command.js';
 import { readWorkflowFile } from './workflow-files.js';
 
 /** Files `weft run` treats as code-first modules rather than workflow files. */
@@ -274,6 +275,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         return 0;
       }),
     );
+
+  // weft serve: the agent protocol over HTTP (docs/agent-protocol.md).
+  registerServeCommand(program, output, setExit);
 
   return program;
 }
