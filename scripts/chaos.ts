@@ -9,6 +9,7 @@
  *   --jobs <n>           top-level jobs (default 1000; each also runs one child job)
  *   --workers <k>        worker processes alive at once (default 4)
  *   --kill-every <ms>    mean delay between kills (default 300; 0 = never kill)
+ *   --max-kills <n>      stop killing after n kills and let the jobs finish (default: never)
  *   --seed <n>           seed of the kill schedule
  *   --deadline <s>       give up after this long (default 600)
  *   --concurrency <n>    handlers per worker (default 8)
@@ -41,6 +42,7 @@ const program = new Command('chaos')
   .option('--jobs <n>', 'top-level jobs', integer, 1000)
   .option('--workers <k>', 'worker processes alive at once', integer, 4)
   .option('--kill-every <ms>', 'mean delay between kills (0 = never)', integer, 300)
+  .option('--max-kills <n>', 'stop killing after n kills', integer)
   .option('--seed <n>', 'seed of the kill schedule', integer)
   .option('--deadline <s>', 'seconds before giving up', integer, 600)
   .option('--concurrency <n>', 'handlers per worker', integer, 8)
@@ -59,6 +61,7 @@ const opts = program.opts<{
   jobs: number;
   workers: number;
   killEvery: number;
+  maxKills?: number;
   seed?: number;
   deadline: number;
   concurrency: number;
@@ -93,6 +96,7 @@ try {
     deadlineMs: opts.deadline * 1000,
     worker: { concurrency: opts.concurrency, leaseMs: opts.leaseMs, batchSize: opts.batchSize },
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.maxKills !== undefined ? { maxKills: opts.maxKills } : {}),
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   console.log(renderChaosReport(result));

@@ -52,7 +52,7 @@ export function renderChaosReport(result: ChaosResult): string {
   const valueWidth = Math.max(5, ...table.map((r) => String(r.value).length));
   const lines = [
     `weft chaos: ${result.storeUrl}`,
-    `${s.jobs} jobs (${CHAOS_WORKLOADS.map((w) => w.name).join(' + ')}), ${s.workers} workers, kill every ~${s.killEveryMs} ms, lease ${s.worker.leaseMs ?? DEFAULT_LEASE_MS} ms, seed ${result.seed}`,
+    `${s.jobs} jobs (${CHAOS_WORKLOADS.map((w) => w.name).join(' + ')}), ${s.workers} workers, kill every ~${s.killEveryMs} ms${Number.isFinite(s.maxKills) ? ` (at most ${s.maxKills})` : ''}, lease ${s.worker.leaseMs ?? DEFAULT_LEASE_MS} ms, seed ${result.seed}`,
     '',
     `| ${'check'.padEnd(width)} | ${'value'.padStart(valueWidth)} | must be |`,
     `| ${'-'.repeat(width)} | ${'-'.repeat(valueWidth)} | ------- |`,

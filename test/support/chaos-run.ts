@@ -35,6 +35,12 @@ export interface ChaosOptions {
    * killed, so each one does some work before it dies.
    */
   killEveryMs?: number;
+  /**
+   * Stop killing after this many kills and let the jobs finish (default: never stop). A
+   * bounded chaos phase keeps a short run's length independent of how slow the machine
+   * is, since every job must still end after it.
+   */
+  maxKills?: number;
   /** Seed of the kill schedule's random choices (default: from the clock). */
   seed?: number;
   /** Give up waiting for the jobs after this long (default 10 minutes). */
@@ -105,6 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     jobs: options.jobs ?? 1000,
     workers: options.workers ?? 4,
     killEveryMs: options.killEveryMs ?? 300,
+    maxKills: options.maxKills ?? Number.POSITIVE_INFINITY,
     deadlineMs: options.deadlineMs ?? 600_000,
     jobPrefix: options.jobPrefix ?? 'chaos-',
     worker: options.worker ?? {},
@@ -163,7 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   const killing = (async () => {
     if (settings.killEveryMs <= 0) return;
-    while (!done) {
+    while (!done && kills.size < settings.maxKills) {
       await sleep(settings.killEveryMs * (0.5 + random()));
       if (done) return;
       const now = Date.now();

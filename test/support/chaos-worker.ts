@@ -2,9 +2,9 @@
  * One chaos worker process:
  * `node --import tsx test/support/chaos-worker.ts <store url> <worker number> <log dir> [settings json] [spare]`.
  *
- * A `spare` loads its code, prints `LOADED` and waits for a `GO` line on stdin before it
- * touches the store, so the driver can keep one warm and replace a killed worker at once.
- * Then it opens the store, runs a real {@link Worker} with the handlers of every chaos
+ * It loads its code, opens the store and warms its connections. A `spare` then prints
+ * `LOADED` and waits for a `GO` line on stdin before it claims anything, so the driver can
+ * keep one warm and replace a killed worker at once. Then it runs a real {@link Worker} with the handlers of every chaos
  * workload (each run logged to `<log dir>/w<n>.handlers.log`) and the audit taps, prints
  * `READY` once its loops run, and on SIGTERM stops gracefully (running handlers finish,
  * results commit), closes the store, prints `STOPPED` and exits 0. The driver SIGKILLs it
@@ -34,6 +34,10 @@ const workerNumber = Number(number);
 const log = new HandlerLog(handlerLogPath(dir, workerNumber));
 const handlers = Object.assign({}, ...CHAOS_WORKLOADS.map((w) => w.handlers(log)));
 
+const store = await openStore(url);
+// Warm the store's connections (PostgreSQL opens pool connections lazily), so a fresh
+// worker is as quick as an old one; it claims nothing yet.
+await Promise.all(Array.from({ length: settings.concurrency + 2 }, () => store.countMessages()));
 if (mode === 'spare') {
   console.log('LOADED');
   await new Promise<void>((resolve) => {
@@ -48,7 +52,6 @@ if (mode === 'spare') {
   });
 }
 
-const store = await openStore(url);
 const worker = new Worker({
   store,
   handlers,
@@ -72,6 +75,7 @@ const worker = new Worker({
   },
 });
 tapGraphEngine(worker.graph, workerNumber);
+for (const workload of CHAOS_WORKLOADS) workload.configureWorker?.(worker, workerNumber);
 
 // The worker's idle timers are unref'd; this keeps the process up until it is told to stop.
 const keepAlive = setInterval(() => {}, 60_000);

@@ -21,6 +21,7 @@ import { compileWorkflow } from '../../src/graph/compile-workflow.js';
 import type { CompiledWorkflow } from '../../src/graph/compiled-workflow.js';
 import type { Json } from '../../src/store/records.js';
 import type { TaskHandlers } from '../../src/worker/task-handler.js';
+import type { Worker } from '../../src/worker/worker.js';
 import type { HandlerLog } from './chaos-handlers.js';
 
 /** A kind of job the chaos harness starts, runs under kills and checks. */
@@ -39,6 +40,12 @@ export interface ChaosWorkload {
   start(client: Client, index: number, id: string): Promise<void>;
   /** Its task handlers; each logs its runs to `log` (see chaos-handlers.ts). */
   handlers(log: HandlerLog): TaskHandlers;
+  /**
+   * Prepares a worker process's {@link Worker} before it starts: registers the engine
+   * route its jobs need (the code-first engine's stream, say) with audit taps like
+   * chaos-audit.ts puts on the graph engine. The graph route is built in.
+   */
+  configureWorker?(worker: Worker, workerNumber: number): void;
   /**
    * The compiled graph of a workflow this workload's jobs (and their children) run, for
    * the semaphore checks; undefined for a workflow it does not own.
@@ -177,11 +184,13 @@ export const graphWorkload: ChaosWorkload = {
  * Every workload a chaos run mixes, in the order jobs are dealt to them.
  *
  * TODO(code-first): when src/durable/ plugs into the Worker as an engine route, add a
- * `durableWorkload` here (its `model: 'durable'`, a deploy/start through the durable
- * client, handlers logged with `log.wrap`, `graph()` returning undefined) and give
- * chaos-check.ts its per-job replay checks where it says TODO(code-first). The worker
- * process, the kill loop, the handler re-run accounting, the message and dead-letter
- * checks and the report need no change.
+ * `durableWorkload` here: `model: 'durable'`, deploy/start through the durable client,
+ * handlers wrapped with `log.wrap`, `configureWorker` registering the durable route with
+ * an audit tap (`ended:<job>` when a step ends a job, as tapGraphEngine does),
+ * `expectedOutput`, and `graph()`/`expectedKey()` returning undefined. Then give
+ * chaos-check-jobs.ts its per-job replay checks where it says TODO(code-first). The kill
+ * loop, the handler re-run accounting, the stream, dead-letter and timer checks and the
+ * report need no change.
  */
 export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [graphWorkload];
 

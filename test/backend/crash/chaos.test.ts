@@ -34,12 +34,14 @@ function expectClean(result: ChaosResult, jobs: number): void {
 }
 
 describe('chaos: workers SIGKILLed at random while jobs run', () => {
-  it('150 jobs, 3 workers, a kill every ~300 ms: nothing lost, nothing run twice', async () => {
+  it('150 jobs, 3 workers, 40 kills ~300 ms apart: nothing lost, nothing run twice', async () => {
+    // The kills stop after 40, so a slow or busy machine makes the run longer, not red.
     const result = await runChaos({
       url: location.url,
       jobs: 150,
       workers: 3,
       killEveryMs: 300,
+      maxKills: 40,
       deadlineMs: 240_000,
     });
     expectClean(result, 150);

@@ -101,7 +101,7 @@ describe('duplicate delivery', () => {
       'wake',
     ]);
     expect(replays).toBeGreaterThan(100);
-    const job = await client(store).result(id);
+    const job = await new Client(store, { clock }).result(id);
     expect(job.state).toBe('SUCCESS');
     expect(job.output).toEqual(graphWorkload.expectedOutput('chaos', { n: 3 }));
     const layout = createCollationLayout(graphWorkload.graph('chaos')?.order ?? []);
@@ -119,7 +119,3 @@ describe('duplicate delivery', () => {
     expect((await store.getJob(id))?.output).toEqual({ n: 4, bell: 4, child: 4, done: 4 });
   });
 });
-
-function client(s: Store): Client {
-  return new Client(s, { clock });
-}
