@@ -125,6 +125,13 @@ export interface NewMessage {
   job?: string | null;
   /** Not claimable before this epoch-ms time (a delay). */
   availableAt?: number;
+  /**
+   * Appends it already claimed by `consumer`, as if claimed in the same transaction:
+   * delivered once, held until the lease ends (then claimable again, as any lease), and
+   * no notice is sent for it, since nobody else could claim it. A worker uses it for work
+   * it runs itself right after the commit. `availableAt` is ignored.
+   */
+  claim?: { consumer: string; leaseMs: number };
 }
 
 /** A message in a stream. */

@@ -67,6 +67,20 @@ const APPEND_MANY = sql(
                FROM (SELECT DISTINCT stream FROM src) d) AS notified
    FROM src ORDER BY ord`,
 );
+// Appended already claimed (NewMessage.claim): no pg_notify, nobody else could claim them.
+const APPEND_CLAIMED = sql(
+  'message_append_claimed',
+  `WITH src AS (
+     SELECT nextval('weft_message_ids') AS id, u.stream, u.job, u.payload, u.consumer, u.until, u.ord
+     FROM unnest($1::text[], $2::text[], $3::json[], $4::text[], $5::bigint[])
+       WITH ORDINALITY AS u (stream, job, payload, consumer, until, ord)
+   ), ins AS (
+     INSERT INTO weft_messages
+       (id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at)
+     SELECT id, stream, job, payload, 1, consumer, until, until, $6 FROM src
+   )
+   SELECT id FROM src ORDER BY ord`,
+);
 // $1 stream, $2 now, $3 max, $4 consumer, $5 maxDeliveries, $6 lease end.
 const CLAIM = sql(
   'message_claim',
@@ -145,9 +159,13 @@ function rowIds(ids: string[]): string[] {
 
 /** Stream operations. */
 export const streams = {
-  /** Appends messages and returns their ids, in order, in one statement. */
+  /**
+   * Appends messages and returns their ids, in order, in one statement (two when some
+   * are appended already claimed).
+   */
   async append(db: Db, messages: NewMessage[]): Promise<string[]> {
     if (messages.length === 0) return [];
+    if (messages.some((m) => m.claim)) return streams.appendSome(db, messages);
     const now = db.clock.now();
     for (const m of messages) db.notify(`stream:${m.stream}`);
     if (messages.length === 1) {
@@ -164,6 +182,26 @@ export const streams = {
       now,
     ]);
     return rows.map((r) => String(r.id));
+  },
+
+  /** Appends a mix of claimed and unclaimed messages; ids in the messages' order. */
+  async appendSome(db: Db, messages: NewMessage[]): Promise<string[]> {
+    const now = db.clock.now();
+    const claimed = messages.filter((m) => m.claim);
+    const free = messages.filter((m) => !m.claim);
+    const freeIds = free.length ? await streams.append(db, free) : [];
+    const rows = await db.rows<{ id: number }>(APPEND_CLAIMED, [
+      claimed.map((m) => m.stream),
+      claimed.map((m) => m.job ?? null),
+      claimed.map((m) => toJson(m.payload)),
+      claimed.map((m) => m.claim?.consumer as string),
+      claimed.map((m) => ms(now + Math.max(0, m.claim?.leaseMs ?? 0))),
+      now,
+    ]);
+    const claimedIds = rows.map((r) => String(r.id));
+    let c = 0;
+    let f = 0;
+    return messages.map((m) => (m.claim ? claimedIds[c++] : freeIds[f++]) as string);
   },
 
   /** Appends one message with a payload already built (timers and signals use it). */

@@ -81,6 +81,9 @@ export class SqliteStreams {
       insert:
         p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
         VALUES (?, ?, ?, 0, ?, ?)`),
+      insertClaimed: p(`INSERT INTO weft_messages
+        (stream, job, payload, deliveries, consumer, lease_until, available_at, created_at)
+        VALUES (?, ?, ?, 1, ?, ?, ?, ?)`),
       claim: p(`UPDATE weft_messages
         SET consumer = @consumer, deliveries = deliveries + 1, lease_until = @until, available_at = @until
         WHERE id IN (SELECT id FROM weft_messages WHERE stream = @stream AND available_at <= @now
@@ -121,8 +124,24 @@ export class SqliteStreams {
   append(messages: NewMessage[]): string[] {
     const now = this.ctx.clock.now();
     const insert = this.st('insert');
+    const insertClaimed = this.st('insertClaimed');
     const ids: string[] = [];
     for (const m of messages) {
+      if (m.claim) {
+        // Already held by its consumer: no notice, nobody else could claim it.
+        const until = now + Math.max(0, m.claim.leaseMs);
+        const claimed = insertClaimed.run(
+          m.stream,
+          m.job ?? null,
+          toJson(m.payload),
+          m.claim.consumer,
+          until,
+          until,
+          now,
+        );
+        ids.push(String(claimed.lastInsertRowid));
+        continue;
+      }
       const result = insert.run(
         m.stream,
         m.job ?? null,
