@@ -38,32 +38,18 @@ async function runOne(
 }
 
 /**
- * Work a batch's transaction picks up for this worker before it commits — the task
- * messages its steps appended, say — given the streams the batch appended to. What it
- * returns is told whether the transaction committed.
+ * Work a transaction picks up for this worker as it goes — the task messages its steps
+ * append, say, which the worker then runs itself. `FollowUp(tx)` gives the view of the
+ * transaction to run messages on; the session is told whether the transaction committed.
  */
-export type FollowUp = (tx: StoreTx, appended: ReadonlySet<string>) => Promise<ClaimedFollowUp>;
+export type FollowUp = (tx: StoreTx) => FollowUpSession;
 
-/** Follow-up work claimed inside a transaction: started only when it commits. */
-export interface ClaimedFollowUp {
+/** Follow-up work picked up inside one transaction: started only when it commits. */
+export interface FollowUpSession {
+  /** The transaction to run messages on. */
+  readonly tx: StoreTx;
   committed(): void;
   rolledBack(): void;
-}
-
-/** A view of `tx` that records the streams it appends to. */
-export function trackAppends(tx: StoreTx, appended: Set<string>): StoreTx {
-  return new Proxy(tx, {
-    get(target, property, receiver) {
-      if (property === 'append') {
-        return (messages: Parameters<StoreTx['append']>[0]) => {
-          for (const m of messages) appended.add(m.stream);
-          return target.append(messages);
-        };
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 function byJob(x: StreamMessage, y: StreamMessage): number {
@@ -85,29 +71,28 @@ export async function processBatch(
     maxDeliveries: settings.maxDeliveries,
   };
   let messages: StreamMessage[] = [];
-  const claimed: ClaimedFollowUp[] = [];
+  const sessions: FollowUpSession[] = [];
   try {
     await store.transaction(async (tx) => {
       messages = await tx.claim(stream, claimOptions);
       if (messages.length === 0) return;
       // Lock jobs in one order so concurrent batches can't deadlock.
       messages.sort(byJob);
-      const appended = new Set<string>();
-      const view = followUp ? trackAppends(tx, appended) : tx;
-      for (const message of messages) await runOne(view, settings, message, handler);
-      if (followUp) claimed.push(await followUp(tx, appended));
+      const session = followUp?.(tx);
+      if (session) sessions.push(session);
+      for (const message of messages) await runOne(session?.tx ?? tx, settings, message, handler);
     });
   } catch (error) {
-    for (const c of claimed) c.rolledBack();
+    for (const s of sessions) s.rolledBack();
     // Nothing claimed: the claim itself failed, and the caller's loop reports it.
     if (messages.length === 0) throw error;
     return runOneByOne(settings, stream, handler);
   }
   // A backend that re-ran the callback leaves earlier attempts' claims rolled back.
-  for (const c of claimed.slice(0, -1)) c.rolledBack();
+  for (const s of sessions.slice(0, -1)) s.rolledBack();
   if (messages.length === 0) return 0;
   committed(settings, messages);
-  claimed.at(-1)?.committed();
+  sessions.at(-1)?.committed();
   return messages.length;
 }
 

@@ -14,14 +14,9 @@ import type { Clock } from '../core/clock.js';
 import { LeaseLostError, TimeoutError, toErrorRecord } from '../core/errors.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
-import type { ErrorRecord, Json } from '../store/records.js';
+import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
-import {
-  type ClaimedFollowUp,
-  type FollowUp,
-  type ProcessorSettings,
-  trackAppends,
-} from './stream-processor.js';
+import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import type { TaskHandlers } from './task-handler.js';
 
 /** Runs the engine's Leg2 for a response. */
@@ -77,47 +72,64 @@ export class TaskRunner {
   }
 
   /**
-   * Claims, inside `tx`, messages of the task streams in `appended` that this runner has
-   * handlers for, up to its free room; they start when `tx` commits.
+   * A view of `tx` whose appends to this runner's task streams are made already claimed
+   * by this worker (`NewMessage.claim`) while it has free room; they start when `tx`
+   * commits. No claim statement, and no notice that would wake other workers for work
+   * they could not take.
    */
-  readonly followUp: FollowUp = (tx, appended) => this.claimWithin(tx, appended, 0);
+  readonly followUp: FollowUp = (tx) => this.session(tx, 0);
 
-  private async claimWithin(
+  private session(
     tx: StoreTx,
-    appended: ReadonlySet<string>,
     /** Slots that free up when this transaction commits (the results it records). */
     freeing: number,
-  ): Promise<ClaimedFollowUp> {
-    const claimed: StreamMessage[] = [];
+  ): FollowUpSession {
+    const picked: StreamMessage[] = [];
     let held = 0;
-    try {
-      for (const stream of this.streams) {
-        if (!appended.has(stream)) continue;
-        const room = this.concurrency - this.running.size - this.reserved + freeing;
-        if (room <= 0 || this.closed) break;
-        this.reserved += room;
-        held += room;
-        const messages = await tx.claim(stream, {
-          consumer: this.settings.consumer,
-          max: room,
-          leaseMs: this.settings.leaseMs,
-          maxDeliveries: this.settings.maxDeliveries,
-        });
-        this.reserved -= room - messages.length;
-        held -= room - messages.length;
-        claimed.push(...messages);
-      }
-    } catch (error) {
-      this.reserved -= held;
-      throw error;
-    }
     let settled = false;
+    const serves = new Set(this.streams);
+    const append = async (messages: NewMessage[]): Promise<string[]> => {
+      const consumer = this.settings.consumer;
+      const leaseMs = this.settings.leaseMs;
+      const marked = messages.map((m) => {
+        const room = this.concurrency - this.running.size - this.reserved + freeing;
+        if (settled || this.closed || room <= 0 || !serves.has(m.stream) || m.claim) return m;
+        this.reserved++;
+        held++;
+        return { ...m, claim: { consumer, leaseMs } };
+      });
+      const ids = await tx.append(marked);
+      const now = this.clock.now();
+      marked.forEach((m, i) => {
+        if (!m.claim || m === messages[i]) return;
+        picked.push({
+          id: ids[i] as string,
+          stream: m.stream,
+          payload: m.payload,
+          job: m.job ?? null,
+          deliveries: 1,
+          consumer,
+          leaseUntil: now + leaseMs,
+          createdAt: now,
+          availableAt: now + leaseMs,
+        });
+      });
+      return ids;
+    };
+    const view = new Proxy(tx, {
+      get(target, property, receiver) {
+        if (property === 'append') return append;
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
     return {
+      tx: view,
       committed: () => {
         if (settled) return;
         settled = true;
         this.reserved -= held;
-        this.launchAll(claimed);
+        this.launchAll(picked);
       },
       rolledBack: () => {
         if (settled) return;
@@ -303,7 +315,7 @@ export class TaskRunner {
    * their Leg2s appended (returned, to start once the group's slots are free). Falls
    * back to one transaction per result when the group fails.
    */
-  private async commit(batch: Completion[]): Promise<ClaimedFollowUp | undefined> {
+  private async commit(batch: Completion[]): Promise<FollowUpSession | undefined> {
     const { store } = this.settings;
     const one = async (tx: StoreTx, c: Completion) => {
       if (!(await tx.ack(c.message.stream, c.message.id, this.settings.consumer))) {
@@ -313,15 +325,13 @@ export class TaskRunner {
     };
     // Lock jobs in the order engine batches do, so the two can't deadlock.
     batch.sort((x, y) => x.response.job.localeCompare(y.response.job));
-    let claimed: ClaimedFollowUp | undefined;
+    let claimed: FollowUpSession | undefined;
     try {
       await store.transaction(async (tx) => {
         claimed?.rolledBack();
         claimed = undefined;
-        const appended = new Set<string>();
-        const view = trackAppends(tx, appended);
-        for (const c of batch) await one(view, c);
-        claimed = await this.claimWithin(tx, appended, batch.length);
+        claimed = this.session(tx, batch.length);
+        for (const c of batch) await one(claimed.tx, c);
       });
       this.settings.onCommit?.(batch.map((c) => c.response.job));
       return claimed;

@@ -1,6 +1,6 @@
 /**
  * The worker's fast path: a job's next steps run inline in the transaction that entered
- * them, and task messages are claimed inside the transaction that appended them. The
+ * them, and task messages are appended already claimed by the worker that runs them. The
  * same steps run, each once (the semaphores say so), and the job ends exactly as it does
  * one message at a time — with fewer messages and commits in between.
  */
@@ -113,8 +113,8 @@ describe('inline steps', () => {
   });
 });
 
-describe('follow-up claims', () => {
-  it('claims every task message inside the transaction that appended it, so no direct claim finds one', async () => {
+describe('follow-up work', () => {
+  it('appends every task message already claimed by the worker that runs it, so no direct claim finds one', async () => {
     const directTaskClaims: number[] = [];
     const watched = new Proxy(store, {
       get(target, property) {
