@@ -34,13 +34,13 @@ export interface Sizes {
 export const FULL_SIZES: Sizes = {
   baselineMs: 3000,
   throughput: [
-    { concurrency: 1, jobs: 300, budgetMs: 15_000 },
-    { concurrency: 50, jobs: 5000, budgetMs: 20_000 },
+    { concurrency: 1, jobs: 300, budgetMs: 10_000 },
+    { concurrency: 50, jobs: 5000, budgetMs: 15_000 },
   ],
   warmupJobs: 20,
   fanOutTasks: 1000,
   latencyJobs: 1000,
-  latencyBudgetMs: 30_000,
+  latencyBudgetMs: 20_000,
   signalJobs: 1000,
   idleJobs: 100_000,
   idleStartConcurrency: 64,
