@@ -19,7 +19,7 @@ if (!postgres) {
 }
 
 const backend = (name: 'sqlite' | 'postgres') => ({
-  extends: true,
+  extends: true as const,
   test: {
     ...shared,
     name,
@@ -34,7 +34,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        extends: true,
+        extends: true as const,
         test: {
           ...shared,
           name: 'unit',

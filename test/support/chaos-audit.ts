@@ -13,6 +13,9 @@
  * - `commit-by:<task key>`: the worker number that committed it (a sum, so only
  *   meaningful when `commit` is 1).
  */
+import { isFinalFlowState } from '../../src/core/states.js';
+import type { Action } from '../../src/durable/actions.js';
+import type { DurableEngine } from '../../src/durable/durable-engine.js';
 import type { GraphEngine, StepResult } from '../../src/engine/graph-engine.js';
 import type { EngineMessage, TaskResponse } from '../../src/engine/messages.js';
 import type { StoreTx } from '../../src/store/store.js';
@@ -52,6 +55,34 @@ export function tapGraphEngine(engine: GraphEngine, worker: number): void {
     await recordStep(tx, response.job, result);
     return result;
   };
+}
+
+/**
+ * Wraps a worker's code-first engine the same way: a step that moves its job into a final
+ * state counts `ended`, and a task result it records counts `commit` for that attempt.
+ */
+export function tapDurableEngine(engine: DurableEngine, worker: number): void {
+  const track =
+    <A extends unknown[]>(run: (tx: StoreTx, job: string, ...rest: A) => Promise<void>) =>
+    async (tx: StoreTx, job: string, ...rest: A) => {
+      const before = (await tx.getJob(job))?.state;
+      await run(tx, job, ...rest);
+      const after = (await tx.getJob(job))?.state;
+      if (before && after && !isFinalFlowState(before) && isFinalFlowState(after)) {
+        await bump(tx, `ended:${job}`);
+      }
+    };
+  const act = engine.act.bind(engine);
+  engine.act = track(async (tx, job, action: Action) => {
+    await act(tx, job, action);
+    if (action.type === 'onSuccess' || action.type === 'onFailure') {
+      const key = taskKey(job, action.uuid, '', 1);
+      await bump(tx, `commit:${key}`);
+      await bump(tx, `commit-by:${key}`, BigInt(worker));
+    }
+  });
+  engine.decide = track(engine.decide.bind(engine));
+  engine.control = track(engine.control.bind(engine));
 }
 
 /** The audit counters of a run, read back and grouped. */

@@ -83,9 +83,8 @@ export async function checkJob(
     fail('wrong output', `${JSON.stringify(job.output)}, expected ${JSON.stringify(expected)}`);
   }
   const compiled = workload.graph(job.workflow);
-  // TODO(code-first): a durable job has no collation key or semaphores; check its
-  // instance (one execution per branch step, no decision recorded twice) here instead.
-  if (job.model !== 'graph' || !compiled) return [];
+  if (job.model === 'durable') return checkDurableJob(tx, job, tally, fail);
+  if (!compiled) return [];
   return checkGraphJob(
     tx,
     job,
@@ -171,6 +170,34 @@ async function checkGraphJob(
     if (record.status === 'IGNORE' && entered)
       fail('skipped activity ran', `${where} has a semaphore`);
     if (record.status !== 'IGNORE' && !entered) fail('activity without semaphore', where);
+  }
+  return attempts;
+}
+
+/**
+ * A code-first job: each work's semaphore must show Leg1 once and exactly one recorded
+ * result (`888000001000001`), and its instance must have ended with every branch ended.
+ */
+async function checkDurableJob(
+  tx: StoreTx,
+  job: JobRecord,
+  tally: JobTally,
+  fail: (check: string, what: string) => void,
+): Promise<string[]> {
+  const attempts: string[] = [];
+  for (const [name, value] of await tx.listCounters(job.id)) {
+    const [work = '', , field] = name.split('/');
+    if (field !== 'sem') continue;
+    tally.semaphores++;
+    attempts.push(taskKey(job.id, work, '', 1));
+    if (value !== 888_000_001_000_001n) {
+      tally.stepsRunTwice++;
+      fail('work semaphore', `${work} reads ${value}, expected 888000001000001`);
+    }
+  }
+  const instance = job.context as { branches?: { ended?: boolean }[] } | null;
+  if (job.state === 'SUCCESS' && !(instance?.branches ?? []).every((b) => b.ended)) {
+    fail('instance', 'ended with a branch that never reached its end');
   }
   return attempts;
 }

@@ -13,7 +13,7 @@
 import { openStore } from '../../src/store/open-store.js';
 import type { ErrorRecord } from '../../src/store/records.js';
 import { Worker } from '../../src/worker/worker.js';
-import { tapGraphEngine } from './chaos-audit.js';
+import { tapDurableEngine, tapGraphEngine } from './chaos-audit.js';
 import { HandlerLog, handlerLogPath } from './chaos-handlers.js';
 import {
   type ChaosWorkerSettings,
@@ -55,6 +55,7 @@ if (mode === 'spare') {
 const worker = new Worker({
   store,
   handlers,
+  workflows: CHAOS_WORKLOADS.flatMap((w) => w.code ?? []),
   concurrency: settings.concurrency,
   batchSize: settings.batchSize,
   leaseMs: settings.leaseMs,
@@ -75,6 +76,7 @@ const worker = new Worker({
   },
 });
 tapGraphEngine(worker.graph, workerNumber);
+tapDurableEngine(worker.durable, workerNumber);
 for (const workload of CHAOS_WORKLOADS) workload.configureWorker?.(worker, workerNumber);
 
 // The worker's idle timers are unref'd; this keeps the process up until it is told to stop.

@@ -17,11 +17,13 @@ import {
   formatCollationKey,
   parseCollationKey,
 } from '../../src/core/collation.js';
+import type { WorkflowDefinition } from '../../src/durable/definitions.js';
 import { compileWorkflow } from '../../src/graph/compile-workflow.js';
 import type { CompiledWorkflow } from '../../src/graph/compiled-workflow.js';
 import type { Json } from '../../src/store/records.js';
 import type { TaskHandlers } from '../../src/worker/task-handler.js';
 import type { Worker } from '../../src/worker/worker.js';
+import { durableWorkload } from './chaos-durable-workload.js';
 import type { HandlerLog } from './chaos-handlers.js';
 
 /** A kind of job the chaos harness starts, runs under kills and checks. */
@@ -38,6 +40,8 @@ export interface ChaosWorkload {
   deploy(client: Client): Promise<void>;
   /** Starts job number `index` with the given id. */
   start(client: Client, index: number, id: string): Promise<void>;
+  /** Code-first workflows a worker must have the code of. */
+  code?: readonly WorkflowDefinition<never[], unknown>[];
   /** Its task handlers; each logs its runs to `log` (see chaos-handlers.ts). */
   handlers(log: HandlerLog): TaskHandlers;
   /**
@@ -180,19 +184,8 @@ export const graphWorkload: ChaosWorkload = {
   },
 };
 
-/**
- * Every workload a chaos run mixes, in the order jobs are dealt to them.
- *
- * TODO(code-first): when src/durable/ plugs into the Worker as an engine route, add a
- * `durableWorkload` here: `model: 'durable'`, deploy/start through the durable client,
- * handlers wrapped with `log.wrap`, `configureWorker` registering the durable route with
- * an audit tap (`ended:<job>` when a step ends a job, as tapGraphEngine does),
- * `expectedOutput`, and `graph()`/`expectedKey()` returning undefined. Then give
- * chaos-check-jobs.ts its per-job replay checks where it says TODO(code-first). The kill
- * loop, the handler re-run accounting, the stream, dead-letter and timer checks and the
- * report need no change.
- */
-export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [graphWorkload];
+/** Every workload a chaos run mixes, in the order jobs are dealt to them. */
+export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [graphWorkload, durableWorkload];
 
 /** The workload owning a workflow name, if any. */
 export function workloadOf(workflow: string): ChaosWorkload | undefined {

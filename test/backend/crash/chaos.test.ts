@@ -23,14 +23,15 @@ function expectClean(result: ChaosResult, jobs: number): void {
   const f = result.facts;
   expect(f.jobsStarted).toBe(jobs);
   expect(f.jobsEnded).toBe(jobs);
-  expect(f.childJobsEnded).toBe(jobs);
+  // Half the jobs are graph jobs with one awaited child each; half are code-first.
+  expect(f.childJobsEnded).toBe(Math.ceil(jobs / 2));
   expect(f.jobsLost + f.jobsFailed + f.jobsEndedTwice + f.stepsRunTwice).toBe(0);
   expect(f.rerunsUnaccounted).toBe(0);
   expect(f.handlerReruns).toBe(f.rerunsKilledMidHandler + f.rerunsKilledBeforeCommit);
   expect(f.messagesLeft + f.deadLetters + f.timersLeft).toBe(0);
   // The run really was chaotic, and the checks really looked.
   expect(result.kills).toBeGreaterThan(0);
-  expect(f.semaphoresChecked).toBeGreaterThan(jobs * 10);
+  expect(f.semaphoresChecked).toBeGreaterThan(jobs * 5);
 }
 
 describe('chaos: workers SIGKILLed at random while jobs run', () => {
