@@ -6,6 +6,7 @@
  */
 import { NotFoundError } from '../../../core/errors.js';
 import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
+import { newJobRecord } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { type Db, has, ms, type Statement, sql, toJson } from './context.js';
 
@@ -101,22 +102,7 @@ export const jobs = {
   /** Creates a job unless one with its id exists. */
   async createJob(db: Db, job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
     const createdAt = ms(job.createdAt ?? db.clock.now());
-    const record: JobRecord = {
-      id: job.id,
-      workflow: job.workflow,
-      version: job.version,
-      model: job.model,
-      state: job.state ?? 'PENDING',
-      input: job.input ?? null,
-      output: null,
-      error: null,
-      context: job.context ?? null,
-      parentId: job.parentId ?? null,
-      parentActivity: job.parentActivity ?? null,
-      createdAt,
-      updatedAt: createdAt,
-      finishedAt: null,
-    };
+    const record = newJobRecord(job, createdAt);
     const inserted = await db.count(INSERT, [
       record.id,
       record.workflow,

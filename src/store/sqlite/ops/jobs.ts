@@ -4,6 +4,7 @@
  */
 import { NotFoundError } from '../../../core/errors.js';
 import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
+import { newJobRecord } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, NewJob } from '../../records.js';
 import {
   fromJson,
@@ -98,22 +99,7 @@ export class SqliteJobs {
   /** Creates a job unless one with its id exists. */
   createJob(job: NewJob): { job: JobRecord; created: boolean } {
     const createdAt = job.createdAt ?? this.ctx.clock.now();
-    const record: JobRecord = {
-      id: job.id,
-      workflow: job.workflow,
-      version: job.version,
-      model: job.model,
-      state: job.state ?? 'PENDING',
-      input: job.input ?? null,
-      output: null,
-      error: null,
-      context: job.context ?? null,
-      parentId: job.parentId ?? null,
-      parentActivity: job.parentActivity ?? null,
-      createdAt,
-      updatedAt: createdAt,
-      finishedAt: null,
-    };
+    const record = newJobRecord(job, createdAt);
     const result = this.insert.run({
       id: record.id,
       workflow: record.workflow,
