@@ -175,15 +175,22 @@ export class Client {
     let job = await read();
     if (!options.wait || isFinalFlowState(job.state)) return job;
     let wake: () => void = () => {};
-    const unsubscribe = await this.store.subscribe({ kind: 'job', id: jobId }, () => wake());
+    // A notice that lands while the job is being read must not be lost to the wait after.
+    let noticed = false;
+    const unsubscribe = await this.store.subscribe({ kind: 'job', id: jobId }, () => {
+      noticed = true;
+      wake();
+    });
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     try {
       for (;;) {
+        noticed = false;
         job = await read();
         if (isFinalFlowState(job.state)) return job;
         const left = deadline - Date.now();
         if (left <= 0)
           throw new TimeoutError(`job ${jobId} did not end within ${options.timeoutMs} ms`);
+        if (noticed) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, 5000));
           wake = () => {
