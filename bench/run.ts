@@ -70,6 +70,21 @@ function parseList<T extends string>(
   return items as T[];
 }
 
+/** How the run was asked for, without the options that only say where the report goes. */
+function commandLine(args: string[]): string {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--no-write' || arg.startsWith('--out=')) continue;
+    if (arg === '--out') {
+      i++;
+      continue;
+    }
+    kept.push(arg);
+  }
+  return `npm run bench${kept.length ? ` -- ${kept.join(' ')}` : ''}`;
+}
+
 async function measureBaseline(
   target: TargetName,
   env: BenchEnv,
@@ -202,7 +217,7 @@ async function main(): Promise<void> {
         date: new Date(startedAt),
         quick: Boolean(options.quick),
         durationMs: Date.now() - startedAt,
-        command: `npm run bench${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+        command: commandLine(process.argv.slice(2)),
         machine: describeMachine(),
         sizes,
         settings: WORKER_SETTINGS,
