@@ -11,7 +11,7 @@
  * its own (a commit, and so a WAL sync, saved per task).
  */
 import type { Clock } from '../core/clock.js';
-import { LeaseLostError, TimeoutError, toErrorRecord } from '../core/errors.js';
+import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../core/errors.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
@@ -229,7 +229,7 @@ export class TaskRunner {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let response: TaskResponse;
     try {
-      if (!handler) throw new Error(`no handler for task ${task.task}`);
+      if (!handler) throw new NotFoundError('task handler', task.task);
       const timeout = new Promise<never>((_, reject) => {
         if (task.timeoutMs === undefined) return;
         timer = setTimeout(() => {

@@ -118,13 +118,6 @@ export class Worker {
     );
   }
 
-  /** Adds an engine stream (the code-first engine registers its own). */
-  route(route: EngineRoute): this {
-    if (this.started) throw new Error('add routes before start()');
-    this.routes.push(route);
-    return this;
-  }
-
   /** Code-first works report onStart to their instance when a worker picks them up. */
   private async reportStarts(messages: readonly StreamMessage[]): Promise<void> {
     const durable = messages
