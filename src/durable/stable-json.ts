@@ -4,6 +4,7 @@
  * outputs, and a deep copy. Everything the engine records goes through these, so what
  * is stored reads back exactly as it was written.
  */
+import { canonicalJson } from '../core/canonical-json.js';
 import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 
@@ -12,15 +13,7 @@ export type JsonObject = { [key: string]: Json };
 
 /** Serializes a JSON value with object keys sorted, so equal values give equal text. */
 export function stableStringify(value: Json): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  const parts: string[] = [];
-  for (const key of keys) {
-    const item = value[key];
-    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${stableStringify(item)}`);
-  }
-  return `{${parts.join(',')}}`;
+  return canonicalJson(value);
 }
 
 /** True when two JSON values are deeply equal (object key order ignored). */

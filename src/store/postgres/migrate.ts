@@ -5,8 +5,10 @@
  * whose schema is newer than this code is refused with `SCHEMA_TOO_NEW` and left as it
  * was; with `apply: false`, one that needs migrations is `SCHEMA_OUTDATED`.
  */
+
 import type pg from 'pg';
 import { StoreError } from '../../core/errors.js';
+import type { MigrationReport } from '../migration-report.js';
 import { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations/index.js';
 
 /** The advisory lock all weft migrations take (any bigint unlikely to collide). */
@@ -17,15 +19,6 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS weft_migrations (
   name text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now()
 )`;
-
-/** What opening found and did. */
-export interface MigrationReport {
-  /** The schema version before. */
-  from: number;
-  /** The schema version now. */
-  to: number;
-  applied: string[];
-}
 
 /** Brings the schema up to date (or, with `apply: false`, only checks it is current). */
 export async function migrate(

@@ -4,7 +4,9 @@
  * find them applied. A database whose schema is newer than this code is refused with
  * `SCHEMA_TOO_NEW` and left as it was.
  */
+
 import { StoreError } from '../../core/errors.js';
+import type { MigrationReport } from '../migration-report.js';
 import { type Db, retryWhileBusy } from './connection.js';
 import { type Migration, SQLITE_MIGRATIONS } from './migrations/index.js';
 
@@ -13,15 +15,6 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS weft_migrations (
   name TEXT NOT NULL,
   applied_at INTEGER NOT NULL DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
 )`;
-
-/** What opening found and did. */
-export interface MigrationReport {
-  /** The schema version before. */
-  from: number;
-  /** The schema version now. */
-  to: number;
-  applied: string[];
-}
 
 /**
  * Brings the schema up to date (or, with `apply: false`, only checks it is current).

@@ -4,6 +4,7 @@
  * record, a different one is a {@link DefinitionConflictError} — and read one version,
  * the newest, or the newest of every workflow.
  */
+import { canonicalJson } from '../../../core/canonical-json.js';
 import { DefinitionConflictError } from '../../../core/errors.js';
 import type { DefinitionRecord, Json } from '../../records.js';
 import { type Db, sql } from './context.js';
@@ -27,18 +28,6 @@ function toDefinition(row: DefinitionRow): DefinitionRecord {
     source: row.source,
     createdAt: row.created_at,
   };
-}
-
-/** JSON text with object keys sorted, so equal definitions compare equal. */
-export function canonicalJson(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as Json)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 const COLUMNS =
