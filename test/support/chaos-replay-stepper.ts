@@ -6,20 +6,19 @@
  * and remembers every delivery it ran, so the test can
  * deliver an exact copy of any of them again later with {@link ReplayStepper.replay}.
  */
+
 import type { SimulatedClock } from '../../src/core/clock.js';
-import { toErrorRecord } from '../../src/core/errors.js';
-import { signalKey } from '../../src/engine/activities/hook.js';
 import { GraphEngine, type StepResult } from '../../src/engine/graph-engine.js';
 import {
   ENGINE_STREAM,
   type EngineMessage,
   type TaskMessage,
-  type TaskResponse,
   taskStream,
 } from '../../src/engine/messages.js';
-import type { ErrorRecord, Json, StreamMessage } from '../../src/store/records.js';
+import type { Json, StreamMessage } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
 import type { TaskHandlers } from '../../src/worker/task-handler.js';
+import { runHandler } from './engine-stepper.js';
 
 const CONSUMER = 'replay-stepper';
 const LEASE_MS = 60_000;
@@ -108,28 +107,11 @@ export class ReplayStepper {
   }
 
   private async runTask(message: StreamMessage): Promise<StepResult> {
-    const task = message.payload as unknown as TaskMessage;
-    const handler = this.handlers[task.task];
-    const base = { job: task.job, a: task.a, d: task.d, attempt: task.attempt };
-    let response: TaskResponse;
-    try {
-      if (!handler) throw new Error(`no handler for ${task.task}`);
-      const output = await handler(task.input, {
-        idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
-        job: task.job,
-        activity: task.a,
-        dimension: task.d,
-        attempt: task.attempt,
-        signal: new AbortController().signal,
-        progress: async () => {},
-        sendSignal: async (name, data = null, job = task.job) => {
-          await this.store.deliverSignal(signalKey(job, name), data);
-        },
-      });
-      response = { ...base, status: 'success', output: (output ?? null) as Json };
-    } catch (error) {
-      response = { ...base, status: 'error', error: toErrorRecord(error) as ErrorRecord };
-    }
+    const response = await runHandler(
+      this.store,
+      this.handlers,
+      message.payload as unknown as TaskMessage,
+    );
     return this.store.transaction(async (tx) => {
       await tx.ack(message.stream, message.id, CONSUMER);
       return this.engine.respond(tx, response);

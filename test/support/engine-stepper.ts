@@ -11,6 +11,7 @@ import {
   ENGINE_STREAM,
   type EngineMessage,
   type TaskMessage,
+  type TaskResponse,
   taskStream,
 } from '../../src/engine/messages.js';
 import { COLLATION_FIELD } from '../../src/engine/step.js';
@@ -19,6 +20,34 @@ import type { Store } from '../../src/store/store.js';
 import type { TaskHandlers } from '../../src/worker/task-handler.js';
 
 const CONSUMER = 'stepper';
+
+/** Runs a task message's handler in this process and returns the engine's response. */
+export async function runHandler(
+  store: Store,
+  handlers: TaskHandlers,
+  task: TaskMessage,
+): Promise<TaskResponse> {
+  const base = { job: task.job, a: task.a, d: task.d, attempt: task.attempt };
+  try {
+    const handler = handlers[task.task];
+    if (!handler) throw new Error(`no handler for ${task.task}`);
+    const output = await handler(task.input, {
+      idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
+      job: task.job,
+      activity: task.a,
+      dimension: task.d,
+      attempt: task.attempt,
+      signal: new AbortController().signal,
+      progress: async () => {},
+      sendSignal: async (name, data = null, job = task.job) => {
+        await store.deliverSignal(signalKey(job, name), data);
+      },
+    });
+    return { ...base, status: 'success', output: (output ?? null) as Json };
+  } catch (error) {
+    return { ...base, status: 'error', error: toErrorRecord(error) as ErrorRecord };
+  }
+}
 
 /** A deterministic, single-threaded driver of the graph engine. */
 export class EngineStepper {
@@ -52,29 +81,11 @@ export class EngineStepper {
         leaseMs: 60_000,
       });
       if (!message) continue;
-      const task = message.payload as unknown as TaskMessage;
-      const base = { job: task.job, a: task.a, d: task.d, attempt: task.attempt };
-      let response: Parameters<GraphEngine['respond']>[1];
-      try {
-        const output = await (this.handlers[name] as NonNullable<TaskHandlers[string]>)(
-          task.input,
-          {
-            idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
-            job: task.job,
-            activity: task.a,
-            dimension: task.d,
-            attempt: task.attempt,
-            signal: new AbortController().signal,
-            progress: async () => {},
-            sendSignal: async (name, data = null, job = task.job) => {
-              await this.store.deliverSignal(signalKey(job, name), data);
-            },
-          },
-        );
-        response = { ...base, status: 'success', output: (output ?? null) as Json };
-      } catch (error) {
-        response = { ...base, status: 'error', error: toErrorRecord(error) as ErrorRecord };
-      }
+      const response = await runHandler(
+        this.store,
+        this.handlers,
+        message.payload as unknown as TaskMessage,
+      );
       await this.store.transaction(async (tx) => {
         await tx.ack(message.stream, message.id, CONSUMER);
         await this.engine.respond(tx, response);
