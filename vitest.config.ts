@@ -32,6 +32,8 @@ export default defineConfig({
   // Examples import the package by name; tests run them against the source.
   resolve: { alias: { weft: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
+    // The CLI runs from dist/ in subprocess tests: build it once per run.
+    globalSetup: ['test/support/build-dist.ts'],
     projects: [
       {
         extends: true as const,

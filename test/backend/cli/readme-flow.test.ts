@@ -1,0 +1,143 @@
+/**
+ * The README's commands, word for word, as a user runs them: each command its own
+ * process (`npx weft …` through a shell), a worker left running in the background, on
+ * the store under test (set through `WEFT_STORE`, which the README says every command
+ * reads). The commands are read from README.md itself, so the test breaks when the README
+ * and the product drift apart.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freshStoreUrl,
+  skipBackend,
+  type TestStoreLocation,
+} from '../../support/store-under-test.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The shell lines of every ```sh block in the README section headed `heading`. */
+function commandsUnder(heading: string): string[] {
+  const start = README.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no "## ${heading}" section`);
+  const end = README.indexOf('\n## ', start + 1);
+  const section = README.slice(start, end < 0 ? undefined : end);
+  const lines: string[] = [];
+  for (const block of section.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const raw of (block[1] ?? '').split('\n')) {
+      // A comment starts at "  #" (the README aligns them); a `#` inside quotes stays.
+      const line = raw.replace(/\s{2,}#.*$/, '').trim();
+      if (line && !line.startsWith('#')) lines.push(line);
+    }
+  }
+  return lines;
+}
+
+interface Ran {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command the README runs in the background (it runs until it is stopped). */
+const background = (line: string) => /^npx weft (worker|serve)\b/.test(line);
+
+function shell(line: string, env: NodeJS.ProcessEnv): ChildProcess {
+  // Its own process group, as a terminal gives each command line: a signal reaches the
+  // shell, npx and weft alike.
+  return spawn('sh', ['-c', line], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+}
+
+function collect(child: ChildProcess): { output: () => Ran; exited: Promise<Ran> } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  let code: number | string = 'running';
+  const exited = new Promise<Ran>((resolve) => {
+    child.on('exit', (c, signal) => {
+      code = c ?? signal ?? 'unknown';
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { output: () => ({ code, stdout, stderr }), exited };
+}
+
+describe.skipIf(skipBackend)("the README's commands, each its own process", () => {
+  let location: TestStoreLocation;
+  const running: { line: string; child: ChildProcess; exited: Promise<Ran> }[] = [];
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    location = await freshStoreUrl();
+    env = { ...process.env, WEFT_STORE: location.url };
+    // The test runner's own settings must not leak into the user's commands.
+    delete env.NODE_OPTIONS;
+    delete env.VITEST;
+  });
+
+  afterAll(async () => {
+    for (const r of running) {
+      if (r.child.exitCode === null) process.kill(-(r.child.pid as number), 'SIGKILL');
+    }
+    await location.cleanup();
+  });
+
+  async function run(line: string, jobId: string | undefined): Promise<Ran> {
+    const command = jobId === undefined ? line : line.replaceAll('<job>', jobId);
+    if (command.includes('<job>')) throw new Error(`no job id yet for: ${line}`);
+    const { exited } = collect(shell(command, env));
+    const result = await exited;
+    return result;
+  }
+
+  it('runs the set-up command after `npm install` to SUCCESS', async () => {
+    const [first] = commandsUnder('Set-up');
+    expect(first).toMatch(/^npm install && npx weft run /);
+    // `npm install` is what CI and a fresh clone already did; the rest runs word for word.
+    const r = await run((first as string).replace(/^npm install && /, ''), undefined);
+    expect(r.stderr + r.stdout).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('SUCCESS');
+  });
+
+  it('runs the "Using it" block: deploy, worker in the background, start, signal, result, event', async () => {
+    let jobId: string | undefined;
+    for (const line of commandsUnder('Using it')) {
+      if (line.startsWith('export ')) continue;
+      if (background(line)) {
+        const child = shell(line, env);
+        const { output, exited } = collect(child);
+        running.push({ line, child, exited });
+        // A worker that quits by itself fails here, not later as a hung job.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(output().code, `${line} exited by itself: ${output().stderr}`).toBe('running');
+        continue;
+      }
+      const r = await run(line, jobId);
+      expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      if (/^npx weft (start|run) /.test(line)) {
+        jobId = r.stdout.trim().split('\n').at(-1)?.trim().split(/\s+/)[0];
+      }
+      if (/^npx weft run /.test(line)) jobId = undefined;
+    }
+    // SIGTERM ends each background process cleanly (exit 0).
+    for (const r of running) {
+      process.kill(-(r.child.pid as number), 'SIGTERM');
+      const ended = await r.exited;
+      expect(ended.code, `${r.line}: ${ended.stderr}`).toBe(0);
+    }
+  });
+});
