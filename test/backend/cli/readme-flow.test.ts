@@ -115,6 +115,7 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
 
   it('runs the "Using it" block: deploy, worker in the background, start, signal, result, event', async () => {
     let jobId: string | undefined;
+    const results: string[] = [];
     for (const line of commandsUnder('Using it')) {
       if (line.startsWith('export ')) continue;
       if (background(line)) {
@@ -132,7 +133,12 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
         jobId = r.stdout.trim().split('\n').at(-1)?.trim().split(/\s+/)[0];
       }
       if (/^npx weft run /.test(line)) jobId = undefined;
+      if (/^npx weft result /.test(line)) results.push(r.stdout);
     }
+    // What the user sent reached the jobs: the hook got the figs, the order was approved.
+    expect(results).toHaveLength(2);
+    expect(results[0]).toContain('figs');
+    expect(results[1]).toContain('shipped');
     // SIGTERM ends each background process cleanly (exit 0).
     for (const r of running) {
       process.kill(-(r.child.pid as number), 'SIGTERM');
