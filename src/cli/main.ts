@@ -4,7 +4,7 @@
  * success. Typed errors print their message (or `{"error": …}` with `--json`) and exit 1.
  */
 import { Command, CommanderError } from 'commander';
-import { Client } from '../client/client.js';
+import { Client, type Deployment } from '../client/client.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
 import { openStore } from '../store/open-store.js';
@@ -98,7 +98,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     });
 
   storeOption(program.command('deploy <files...>'))
-    .description('store workflow files as new versions')
+    .description(
+      'store workflow files: a changed file becomes the next version, unless it names its `version:`',
+    )
     .option('--json', 'print the stored definitions as JSON')
     .action(
       withStore(async (store, opts, files: string[]) => {
@@ -106,9 +108,14 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const deployed = [];
         for (const file of files) {
           const { compiled, text } = readWorkflowFile(file);
-          const record = await client.deploy(compiled, text);
-          deployed.push({ workflow: record.workflow, version: record.version });
-          if (!opts.json) output.out(`deployed ${record.workflow}@${record.version}`);
+          const d = await client.deploy(compiled, text);
+          deployed.push({
+            workflow: d.workflow,
+            version: d.version,
+            status: d.status,
+            ...(d.previousVersion !== undefined && { previousVersion: d.previousVersion }),
+          });
+          if (!opts.json) output.out(describeDeployment(d));
         }
         if (opts.json) printJson(output, deployed);
         return 0;
@@ -280,6 +287,13 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   registerServeCommand(program, output, setExit);
 
   return program;
+}
+
+/** `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`. */
+function describeDeployment(d: Deployment): string {
+  if (d.status === 'unchanged') return `${d.workflow} unchanged, version ${d.version}`;
+  const from = d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
+  return `deployed ${d.workflow} version ${d.version}${from}`;
 }
 
 function positiveInt(value: string, option: string): number {
