@@ -59,7 +59,8 @@ export function checkFields(draft: Draft, document: unknown, problems: ProblemLi
   const ids = new Set(draft.activities.keys());
   for (const { id, kind, fields } of draft.activities.values()) {
     const at = (...rest: string[]) => ['activities', id, ...rest];
-    if (kind === 'task' || kind === 'await') checkExpression(fields.input, at('input'), problems, ids);
+    if (kind === 'task' || kind === 'await')
+      checkExpression(fields.input, at('input'), problems, ids);
     for (const field of ['timeout', 'duration'] as const)
       checkDuration(fields[field], at(field), problems);
     const retry = fields.retry as Record<string, unknown> | undefined;
