@@ -161,13 +161,40 @@ export class Client {
 
   /**
    * Sends a signal to a job's hook. When the hook is not waiting yet, the signal is kept
-   * and delivered when it starts waiting.
+   * and delivered when it starts waiting. A signal no hook of the job's workflow version
+   * listens for is refused (`NO_SUCH_HOOK`, naming the signals it does listen for), and
+   * so is a signal to a code-first job, which takes events ({@link sendEvent}) instead.
    */
   async signal(jobId: string, name: string, data: Json = null): Promise<SignalOutcome> {
+    const where = `signal ${name}`;
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
+    if (job.model !== 'graph') {
+      throw new ValidationError(
+        `job ${jobId} is a code-first job; it takes events (weft event ${jobId} ${name}), not signals`,
+        where,
+        { code: 'NO_SUCH_HOOK' },
+      );
+    }
     if (isFinalFlowState(job.state)) {
-      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, `signal ${name}`);
+      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, where);
+    }
+    const record = await this.store.getDefinition(job.workflow, job.version);
+    if (record) {
+      const compiled = record.definition as unknown as CompiledWorkflow;
+      const signals = Object.values(compiled.activities)
+        .filter((a) => a.kind === 'hook')
+        .map((a) => a.signal ?? a.id);
+      if (!signals.includes(name)) {
+        const listens = signals.length
+          ? `its hooks listen for ${[...new Set(signals)].sort().join(', ')}`
+          : 'it has no hook';
+        throw new ValidationError(
+          `job ${jobId} (${job.workflow} version ${job.version}) has no hook for signal ${JSON.stringify(name)}; ${listens}`,
+          where,
+          { code: 'NO_SUCH_HOOK' },
+        );
+      }
     }
     return this.store.deliverSignal(signalKey(jobId, name), data);
   }
