@@ -292,7 +292,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 /** `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`. */
 function describeDeployment(d: Deployment): string {
   if (d.status === 'unchanged') return `${d.workflow} unchanged, version ${d.version}`;
-  const from = d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
+  const from =
+    d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
   return `deployed ${d.workflow} version ${d.version}${from}`;
 }
 

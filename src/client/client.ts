@@ -3,8 +3,8 @@
  * their result, cancel them, list them. It talks only to the store; workers do the work.
  */
 import { randomBytes } from 'node:crypto';
-import { type Clock, SystemClock } from '../core/clock.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import { type Clock, SystemClock } from '../core/clock.js';
 import {
   DefinitionConflictError,
   NotFoundError,
