@@ -21,7 +21,8 @@ export interface RunOptions {
   handlers?: string;
   json?: boolean;
   id?: string;
-  concurrency?: string;
+  /** Handlers running at once (default 10). */
+  concurrency?: number;
 }
 
 /** Runs `weft run`; returns the exit code. */
@@ -80,7 +81,7 @@ export async function runCommand(
   const worker = new Worker({
     store,
     handlers,
-    concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    concurrency: options.concurrency ?? 10,
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,
     onCommit: () => {

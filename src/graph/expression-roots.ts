@@ -65,7 +65,10 @@ export function expressionRoots(ast: jsonata.ExprNode | unknown): ExpressionRoot
       return;
     }
     // A function body runs against whatever it is applied to.
-    if (node.type === 'lambda') return visit(node.body, false);
+    if (node.type === 'lambda') {
+      visit(node.body, false);
+      return;
+    }
     // Everything else (operators, constructors, conditions, calls, blocks, bindings)
     // evaluates its parts against the same data it sees itself.
     for (const [key, value] of Object.entries(node)) {
