@@ -20,7 +20,8 @@ export interface CodeFirstRunOptions {
   workflow?: string;
   json?: boolean;
   id?: string;
-  concurrency?: string;
+  /** Handlers running at once (default 10). */
+  concurrency?: number;
 }
 
 /** Runs a code-first module's workflow to its end; returns the exit code. */
@@ -50,7 +51,7 @@ export async function runCodeFirst(
     workflows,
     tasks: [...module.tasks, ...extra.tasks],
     handlers: { ...module.handlers, ...extra.handlers },
-    concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    concurrency: options.concurrency ?? 10,
   });
   const client = new Client(store);
   const stop = () => void worker.stop();

@@ -1,5 +1,6 @@
 /**
- * `weft run <file>`: deploys the file and the workflows it awaits, starts one job, runs
+ * `weft run <file>`: deploys the file and the workflows it awaits (as `weft deploy` does:
+ * an edited file becomes the next version), starts one job on that version, runs
  * an in-process worker until the job ends, and prints it. While it runs, each new
  * collation key is printed, so a person watches the job move. Exit 0 iff SUCCESS.
  */
@@ -20,7 +21,8 @@ export interface RunOptions {
   handlers?: string;
   json?: boolean;
   id?: string;
-  concurrency?: string;
+  /** Handlers running at once (default 10). */
+  concurrency?: number;
 }
 
 /** Runs `weft run`; returns the exit code. */
@@ -45,9 +47,14 @@ export async function runCommand(
     }
   }
   const client = new Client(store);
-  for (const f of files) await client.deploy(f.compiled, f.text);
+  const deployed = [];
+  for (const f of files) deployed.push(await client.deploy(f.compiled, f.text));
   const root = files[0]?.compiled.workflow as string;
-  const job = await client.start(root, input as Json, options.id ? { id: options.id } : {});
+  // The job runs the version this file was stored as, even when it pins an older one.
+  const job = await client.start(root, input as Json, {
+    version: deployed[0]?.version as number,
+    ...(options.id ? { id: options.id } : {}),
+  });
   let last = '';
   const show = async () => {
     if (options.json) return;
@@ -58,13 +65,23 @@ export async function runCommand(
       output.out(`${key}  ${view.state}`);
     }
   };
-  if (!options.json) output.out(`job ${job.id}  ${root}`);
+  if (!options.json) {
+    // An edited file is stored as the next version: say so, as `weft deploy` does.
+    for (const d of deployed) {
+      if (d.previousVersion !== undefined) {
+        output.out(
+          `deployed ${d.workflow} version ${d.version} (changed from version ${d.previousVersion})`,
+        );
+      }
+    }
+    output.out(`job ${job.id}  ${root}`);
+  }
   await show();
   let showing: Promise<void> = Promise.resolve();
   const worker = new Worker({
     store,
     handlers,
-    concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    concurrency: options.concurrency ?? 10,
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,
     onCommit: () => {

@@ -5,10 +5,11 @@
  *     weft serve --port 4001 --workflows order --tasks charge,ship --store postgres://…
  */
 import type { Command } from 'commander';
-import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { toErrorRecord, WeftError } from '../core/errors.js';
 import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 
 /** Options of {@link registerServeCommand}. */
@@ -19,11 +20,11 @@ export interface ServeCommandOptions {
 
 interface ServeFlags {
   store?: string;
-  port: string;
+  port: number;
   host: string;
   workflows?: string;
   tasks?: string;
-  leaseMs: string;
+  leaseMs: number;
   engine: boolean;
 }
 
@@ -41,17 +42,6 @@ function names(value: string | undefined): string[] {
     .filter((n) => n !== '');
 }
 
-function wholeNumber(value: string, option: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    throw new ValidationError(
-      `must be a whole number of at least ${min}, got ${JSON.stringify(value)}`,
-      option,
-    );
-  }
-  return n;
-}
-
 /** Adds `weft serve` to the program; `setExit` receives its exit code. */
 export function registerServeCommand(
   program: Command,
@@ -63,17 +53,16 @@ export function registerServeCommand(
     .command('serve')
     .description('serve the agent protocol over HTTP (workers in any language) until SIGTERM')
     .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
-    .option('--port <n>', 'port (0: any free port)', '4001')
+    .option('--port <n>', 'port (0: any free port)', wholeNumber({ min: 0, max: 65535 }), 4001)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--workflows <names>', 'code-first workflows agents decide for, comma-separated')
     .option('--tasks <names>', 'tasks agents run, comma-separated')
-    .option('--lease-ms <ms>', 'lease on a handed-out decision or task', '60000')
+    .option('--lease-ms <ms>', 'lease on a handed-out decision or task', positiveWholeNumber, 60000)
     .option('--no-engine', 'do not run the engine streams and timers in this process')
     .action(async (flags: ServeFlags) => {
       let store: Store | undefined;
       try {
-        const port = wholeNumber(flags.port, '--port', 0);
-        const leaseMs = wholeNumber(flags.leaseMs, '--lease-ms', 1);
+        const { port, leaseMs } = flags;
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
         const serving = await serve({
           store,
