@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { serve } from '../server/serve.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { Output } from './print.js';
@@ -25,6 +26,7 @@ interface ServeFlags {
   tasks?: string;
   leaseMs: string;
   engine: boolean;
+  logFormat?: string;
 }
 
 function untilSignal(): Promise<void> {
@@ -69,11 +71,13 @@ export function registerServeCommand(
     .option('--tasks <names>', 'tasks agents run, comma-separated')
     .option('--lease-ms <ms>', 'lease on a handed-out decision or task', '60000')
     .option('--no-engine', 'do not run the engine streams and timers in this process')
+    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)')
     .action(async (flags: ServeFlags) => {
       let store: Store | undefined;
       try {
         const port = wholeNumber(flags.port, '--port', 0);
         const leaseMs = wholeNumber(flags.leaseMs, '--lease-ms', 1);
+        const logger = createCliLogger(parseLogFormat(flags.logFormat));
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
         const serving = await serve({
           store,
@@ -83,6 +87,7 @@ export function registerServeCommand(
           tasks: names(flags.tasks),
           leaseMs,
           engine: flags.engine,
+          logger,
         });
         output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
         await (options.until ?? untilSignal)();
