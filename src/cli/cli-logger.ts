@@ -2,7 +2,8 @@
  * The log lines `weft worker`, `weft run` and `weft serve` write to stderr, through pino:
  * `--log-format json` writes one JSON object a line (`level` as a word, ISO `time`,
  * `msg`, and the line's fields — `task`, `job`, `activity`, `attempt`, `error` with its
- * name, message and stack), `pretty` (the default) the same, readable, via pino-pretty.
+ * name, message and stack), `pretty` (the default) a readable line per message (which
+ * names the task, job and attempt) and the error below it, via pino-pretty.
  */
 import { pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
@@ -46,6 +47,8 @@ export function createCliLogger(format: LogFormat): WorkerLogger {
             sync: true,
             colorize: Boolean(process.stderr.isTTY),
             translateTime: 'SYS:HH:MM:ss.l',
+            // The message already names these; the error (with its stack) stays.
+            ignore: 'task,job,activity,dimension,attempt,workflow,version,state,durationMs',
           }),
         );
   const line = (fields: LogFields | undefined, error: ErrorRecord | undefined) => ({
