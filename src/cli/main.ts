@@ -11,6 +11,7 @@ import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { createCliLogger, LOG_FORMATS, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
@@ -19,6 +20,10 @@ import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { readWorkflowFile } from './workflow-files.js';
+
+/** `--log-format` of the commands that run a worker. */
+const LOG_FORMAT_FLAGS = '--log-format <format>';
+const LOG_FORMAT_HELP = `worker log lines on stderr: ${LOG_FORMATS.join(' or ')} (default: pretty)`;
 
 /** Files `weft run` treats as code-first modules rather than workflow files. */
 const CODE_FILE = /\.(m|c)?(j|t)s$/;
@@ -72,6 +77,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       '--workflow <name>',
       'code-first module: the workflow to run (default: its default export)',
     )
+    .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
       withStore((store, opts, file: string) =>
         CODE_FILE.test(file)
@@ -150,11 +156,14 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
     )
     .option('--concurrency <n>', 'handlers running at once', positiveWholeNumber, 10)
+    .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
       withStore(async (store, opts) => {
+        const logger = createCliLogger(parseLogFormat(opts.logFormat as string | undefined));
         const module = await loadWorkerModule(opts.handlers as string | undefined);
         const worker = new Worker({
           store,
+          logger,
           handlers: module.handlers,
           workflows: module.workflows,
           tasks: module.tasks,

@@ -9,6 +9,7 @@ import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { parseJsonArgument } from './json-argument.js';
 import { formatJobView, type Output, printJson } from './print.js';
@@ -22,6 +23,8 @@ export interface CodeFirstRunOptions {
   id?: string;
   /** Handlers running at once (default 10). */
   concurrency?: number;
+  /** `--log-format`: pretty (default) or json. */
+  logFormat?: string;
 }
 
 /** Runs a code-first module's workflow to its end; returns the exit code. */
@@ -31,6 +34,7 @@ export async function runCodeFirst(
   options: CodeFirstRunOptions,
   output: Output,
 ): Promise<number> {
+  const logger = createCliLogger(parseLogFormat(options.logFormat));
   const module = await loadWorkerModule(file, 'weft run');
   const extra = await loadWorkerModule(options.handlers);
   const workflows = [...module.workflows, ...extra.workflows];
@@ -48,6 +52,7 @@ export async function runCodeFirst(
   const input = parseJsonArgument(options.input, '--input') ?? [];
   const worker = new Worker({
     store,
+    logger,
     workflows,
     tasks: [...module.tasks, ...extra.tasks],
     handlers: { ...module.handlers, ...extra.handlers },

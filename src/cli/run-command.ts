@@ -10,6 +10,7 @@ import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadHandlers } from './handlers-module.js';
 import { parseJsonArgument } from './json-argument.js';
 import { formatJobView, type Output, printJson } from './print.js';
@@ -23,6 +24,8 @@ export interface RunOptions {
   id?: string;
   /** Handlers running at once (default 10). */
   concurrency?: number;
+  /** `--log-format`: pretty (default) or json. */
+  logFormat?: string;
 }
 
 /** Runs `weft run`; returns the exit code. */
@@ -32,6 +35,7 @@ export async function runCommand(
   options: RunOptions,
   output: Output,
 ): Promise<number> {
+  const logger = createCliLogger(parseLogFormat(options.logFormat));
   const files = readWorkflowWithDependencies(file);
   const input = parseJsonArgument(options.input, '--input') ?? {};
   const handlers = await loadHandlers(options.handlers);
@@ -80,6 +84,7 @@ export async function runCommand(
   let showing: Promise<void> = Promise.resolve();
   const worker = new Worker({
     store,
+    logger,
     handlers,
     concurrency: options.concurrency ?? 10,
     // Every step commits on its own, so each intermediate collation key is printed.

@@ -9,6 +9,7 @@ import { toErrorRecord, WeftError } from '../core/errors.js';
 import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 
@@ -26,6 +27,7 @@ interface ServeFlags {
   tasks?: string;
   leaseMs: number;
   engine: boolean;
+  logFormat?: string;
 }
 
 function untilSignal(): Promise<void> {
@@ -59,10 +61,12 @@ export function registerServeCommand(
     .option('--tasks <names>', 'tasks agents run, comma-separated')
     .option('--lease-ms <ms>', 'lease on a handed-out decision or task', positiveWholeNumber, 60000)
     .option('--no-engine', 'do not run the engine streams and timers in this process')
+    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)')
     .action(async (flags: ServeFlags) => {
       let store: Store | undefined;
       try {
         const { port, leaseMs } = flags;
+        const logger = createCliLogger(parseLogFormat(flags.logFormat));
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
         const serving = await serve({
           store,
@@ -72,6 +76,7 @@ export function registerServeCommand(
           tasks: names(flags.tasks),
           leaseMs,
           engine: flags.engine,
+          logger,
         });
         output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
         await (options.until ?? untilSignal)();

@@ -20,6 +20,7 @@ import { GraphEngine } from '../engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
@@ -60,13 +61,15 @@ export class Worker {
     this.clock = options.clock ?? new SystemClock();
     this.consumer =
       options.consumer ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const logger = options.logger ?? stderrLogger;
     this.settings = {
-      store: options.store,
+      // Its transactions report the jobs they end, which the worker logs.
+      store: reportingJobEnds(options.store, (job) => logJobEnd(logger, job)),
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 30_000,
       batchSize: options.batchSize ?? 64,
       maxDeliveries: options.maxDeliveries ?? 10,
-      logger: options.logger ?? stderrLogger,
+      logger,
       onCommit: options.onCommit,
     };
     this.idleMs = options.idleMs ?? 1000;
@@ -125,7 +128,7 @@ export class Worker {
       .filter((t) => t.model === 'durable');
     if (durable.length === 0) return;
     durable.sort((x, y) => x.job.localeCompare(y.job));
-    await this.store.transaction(async (tx) => {
+    await this.settings.store.transaction(async (tx) => {
       for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
     });
   }

@@ -23,6 +23,8 @@ export const sleep: ActivityKind = {
       dimension: address.d,
       status: 'RUNNING',
       input: { until: at },
+      startedAt: step.clock.now(),
+      finishedAt: null,
     });
     await step.tx.scheduleTimer({
       key: `sleep:${address.job}:${address.a}:${address.d}`,
