@@ -13,12 +13,14 @@ import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { createCliLogger, LOG_FORMATS, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
+import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { runWorkerCommand } from './worker-command.js';
 import { readWorkflowFile } from './workflow-files.js';
 
 /** `--log-format` of the commands that run a worker. */
@@ -78,13 +80,21 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'code-first module: the workflow to run (default: its default export)',
     )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
-    .action(
-      withStore((store, opts, file: string) =>
-        CODE_FILE.test(file)
-          ? runCodeFirst(store, file, opts, output)
-          : runCommand(store, file, opts, output),
-      ),
-    );
+    .action(async (...args: unknown[]) => {
+      // Listening from the start: a Ctrl-C at any point stops the run the same way.
+      const interrupt = listenForInterrupt((signal) =>
+        output.err(`weft run: ${signal} again: exiting now`),
+      );
+      try {
+        await withStore((store, opts, file: string) =>
+          CODE_FILE.test(file)
+            ? runCodeFirst(store, file, opts, output, interrupt)
+            : runCommand(store, file, opts, output, interrupt),
+        )(...args);
+      } finally {
+        interrupt.dispose();
+      }
+    });
 
   program
     .command('validate <file>')
@@ -156,28 +166,33 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
     )
     .option('--concurrency <n>', 'handlers running at once', positiveWholeNumber, 10)
+    .option(
+      '--grace-ms <ms>',
+      'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',
+      positiveWholeNumber,
+      10_000,
+    )
+    .option(
+      '--give-up-ms <ms>',
+      'exit 1 when the store stays unreachable this long (it is retried until then)',
+      positiveWholeNumber,
+      600_000,
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
-      withStore(async (store, opts) => {
-        const logger = createCliLogger(parseLogFormat(opts.logFormat as string | undefined));
-        const module = await loadWorkerModule(opts.handlers as string | undefined);
-        const worker = new Worker({
+      withStore((store, opts) =>
+        runWorkerCommand(
           store,
-          logger,
-          handlers: module.handlers,
-          workflows: module.workflows,
-          tasks: module.tasks,
-          concurrency: opts.concurrency as number,
-        });
-        await worker.start();
-        output.err(`weft worker ${worker.consumer} running on ${store.url}`);
-        await new Promise<void>((resolve) => {
-          process.once('SIGTERM', resolve);
-          process.once('SIGINT', resolve);
-        });
-        await worker.stop();
-        return 0;
-      }),
+          {
+            handlers: opts.handlers as string | undefined,
+            concurrency: opts.concurrency as number,
+            logFormat: opts.logFormat as string | undefined,
+            graceMs: opts.graceMs as number,
+            giveUpMs: opts.giveUpMs as number,
+          },
+          output,
+        ),
+      ),
     );
 
   storeOption(program.command('signal <job> <name>'))

@@ -64,6 +64,11 @@ export interface WorkerOptions {
   idleMs?: number;
   /** On stop, how long running handlers may finish before being aborted (default 10000 ms). */
   graceMs?: number;
+  /**
+   * How long a loop may keep failing (the store unreachable, say) before the worker gives
+   * up: it stops and {@link Worker.run} rejects naming the last error (default 600000 ms).
+   */
+  giveUpMs?: number;
   /** A name for this worker's claims (default host:pid:random). */
   consumer?: string;
   clock?: Clock;

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
-import { toErrorRecord } from '../core/errors.js';
+import { StoreError, toErrorRecord } from '../core/errors.js';
 import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
 import {
   DURABLE_STREAM,
@@ -55,6 +55,13 @@ export class Worker {
   private lastFullPoll = Number.NEGATIVE_INFINITY;
   private stopping = false;
   private started = false;
+  private readonly giveUpMs: number;
+  /** Why the worker gave up (a store that stayed unreachable), once it did. */
+  private failure: Error | undefined;
+  /** Holds the process open while the worker runs (its wake-up timers do not). */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private readonly stoppedWaiters: (() => void)[] = [];
+  private stopped = false;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -74,6 +81,7 @@ export class Worker {
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
+    this.giveUpMs = options.giveUpMs ?? 600_000;
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
@@ -133,10 +141,14 @@ export class Worker {
     });
   }
 
-  /** Starts the loops. */
+  /**
+   * Starts the loops and returns; the worker then runs (and keeps the process alive)
+   * until {@link stop}. See {@link run} to wait for that.
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.keepAlive = setInterval(() => {}, 1 << 30);
     // Code-first workflows are known by name, so clients can start them.
     for (const name of this.durable.workflowNames) {
       await this.store.putDefinition({
@@ -167,23 +179,78 @@ export class Worker {
     ];
   }
 
+  /**
+   * Starts the worker and resolves when it has stopped ({@link stop}, from a signal
+   * handler say); rejects when it gave up: the store stayed unreachable for `giveUpMs`.
+   */
+  async run(): Promise<void> {
+    await this.start();
+    if (!this.stopped) await new Promise<void>((resolve) => this.stoppedWaiters.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * One loop: a turn, then a wait when there was nothing to do. A turn that fails (the
+   * store went away, say) is logged once, retried with backoff (250 ms doubling to 5 s)
+   * and logged again every 30 s while it keeps failing; the first turn that works says
+   * so. A loop failing for `giveUpMs` stops the worker, which then rejects {@link run}.
+   */
   private async loop(
     name: string,
     turn: () => Promise<number | 'idle'>,
     wake: WakeUp,
   ): Promise<void> {
+    let failingSince: number | undefined;
+    let failures = 0;
+    let lastLogged = 0;
     while (!this.stopping) {
       let result: number | 'idle';
       try {
         result = await turn();
       } catch (error) {
         if (this.stopping) break;
-        this.settings.logger.error(`${name} loop`, toErrorRecord(error) as ErrorRecord);
-        await wake.wait(Math.min(this.idleMs, 250));
+        const now = Date.now();
+        failingSince ??= now;
+        failures++;
+        const record = toErrorRecord(error) as ErrorRecord;
+        if (failures === 1 || now - lastLogged >= 30_000) {
+          lastLogged = now;
+          this.settings.logger.error(
+            failures === 1
+              ? `${name} loop failed; retrying`
+              : `${name} loop still failing after ${Math.round((now - failingSince) / 1000)} s; retrying`,
+            record,
+            { loop: name, failures },
+          );
+        }
+        if (now - failingSince >= this.giveUpMs) {
+          this.giveUp(
+            new StoreError(
+              `worker gave up: its ${name} loop failed for ${Math.round((now - failingSince) / 1000)} s (${failures} tries); last error: ${record.message}`,
+              { cause: error },
+            ),
+          );
+          break;
+        }
+        await wake.wait(Math.min(250 * 2 ** Math.min(failures - 1, 5), 5_000));
         continue;
+      }
+      if (failingSince !== undefined) {
+        this.settings.logger.info(
+          `${name} loop recovered after ${Math.round((Date.now() - failingSince) / 1000)} s (${failures} failed tries)`,
+          { loop: name, failures },
+        );
+        failingSince = undefined;
+        failures = 0;
       }
       if (result === 0 || result === 'idle') await wake.wait(this.waitFor(name));
     }
+  }
+
+  private giveUp(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    void this.stop();
   }
 
   private waitFor(name: string): number {
@@ -235,8 +302,14 @@ export class Worker {
    * Stops: no new claims; running handlers get `graceMs` to finish, then are aborted and
    * their messages given back; results already in are committed.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return;
+  stop(): Promise<void> {
+    this.stopping_ ??= this.shutDown();
+    return this.stopping_;
+  }
+
+  private stopping_: Promise<void> | undefined;
+
+  private async shutDown(): Promise<void> {
     this.stopping = true;
     this.engineWake.wake();
     this.taskWake.wake();
@@ -244,6 +317,9 @@ export class Worker {
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
+    clearInterval(this.keepAlive);
+    this.stopped = true;
+    for (const resolve of this.stoppedWaiters.splice(0)) resolve();
   }
 
   /** Runs one engine message in a transaction: for tests that inject messages by hand. */
