@@ -7,7 +7,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { NotFoundError } from '../../../src/core/errors.js';
-import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
+import {
+  defineTask,
+  defineWorkflow,
+  Workflow,
+  type WorkflowDefinition,
+} from '../../../src/durable/index.js';
 import { type Instance, propertiesAt } from '../../../src/durable/instance.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
@@ -109,7 +114,7 @@ describe('code-first initial properties', () => {
       'parent',
       class extends Workflow {
         async handle() {
-          return this.execute(greeter, 'kid');
+          return this.execute(greeter as unknown as WorkflowDefinition<[string], string>, 'kid');
         }
       },
     );
