@@ -127,9 +127,7 @@ describe('code-first initial properties', () => {
   });
 
   it('a version of a workflow nobody knows is still not found; a waiting job can be cancelled', async () => {
-    await expect(client.start('nobody', [], { version: 2 })).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
+    await expect(client.start('nobody', [], { version: 2 })).rejects.toBeInstanceOf(NotFoundError);
     const waiting = await client.start('nobody', []);
     expect(waiting.state).toBe('RUNNING');
     expect((await client.cancel(waiting.id)).state).toBe('FAILURE');
