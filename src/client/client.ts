@@ -123,11 +123,18 @@ export class Client {
   }
 
   /**
-   * Starts a job of a deployed graph workflow, or an instance of a code-first workflow a
-   * worker has registered (its `handle` gets `input` as its arguments when `input` is an
-   * array, else as its one argument). A graph job's input is checked against the
-   * workflow's input schema first; a job whose input fails is refused with a
-   * ValidationError. Starting an existing id returns that job.
+   * Starts a job of a deployed graph workflow, or an instance of a code-first workflow
+   * (its `handle` gets `input` as its arguments when `input` is an array, else as its one
+   * argument). A graph job's input is checked against the workflow's input schema first;
+   * a job whose input fails is refused with a ValidationError. Starting an existing id
+   * returns that job.
+   *
+   * A name with no stored definition is taken for a code-first workflow no worker has
+   * registered yet: the job is created and waits (RUNNING) until a worker with that
+   * workflow's code runs it. Graph workflows must be deployed before they are started;
+   * a `version` that is not stored is a NotFoundError. The client never needs the code:
+   * a code-first instance's initial properties are written by the first worker with
+   * the code that decides for it.
    */
   async start(
     workflow: string,
@@ -135,13 +142,10 @@ export class Client {
     options: StartOptions = {},
   ): Promise<JobRecord> {
     const record = await this.store.getDefinition(workflow, options.version);
-    if (!record) {
-      throw new NotFoundError(
-        'workflow',
-        options.version ? `${workflow}@${options.version}` : workflow,
-      );
+    if (!record && options.version !== undefined) {
+      throw new NotFoundError('workflow', `${workflow}@${options.version}`);
     }
-    if (record.model === 'durable') {
+    if (!record || record.model === 'durable') {
       const args = Array.isArray(input) ? input : [input];
       const id = options.id ?? this.newId();
       const { job } = await this.store.transaction((tx) =>
