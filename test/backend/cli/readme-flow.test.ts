@@ -67,7 +67,9 @@ function collect(child: ChildProcess): { output: () => Ran; exited: Promise<Ran>
   });
   let code: number | string = 'running';
   const exited = new Promise<Ran>((resolve) => {
-    child.on('exit', (c, signal) => {
+    // 'close', not 'exit': the output is complete only when every process holding the
+    // pipes (npx's node child too) has closed them.
+    child.on('close', (c, signal) => {
       code = c ?? signal ?? 'unknown';
       resolve({ code, stdout, stderr });
     });
@@ -90,7 +92,11 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
 
   afterAll(async () => {
     for (const r of running) {
-      if (r.child.exitCode === null) process.kill(-(r.child.pid as number), 'SIGKILL');
+      try {
+        process.kill(-(r.child.pid as number), 'SIGKILL');
+      } catch {
+        // the whole group is gone already
+      }
     }
     await location.cleanup();
   });
