@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: ['test/backend/**'],
         },
       },
