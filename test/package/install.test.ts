@@ -82,7 +82,13 @@ describe('the packed package, installed into a new project', () => {
     project = join(dir, 'project');
     mkdirSync(project);
     // dist/ is fresh: the test run's global setup built it.
-    const packed = await sh(ROOT, 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]);
+    const packed = await sh(ROOT, 'npm', [
+      'pack',
+      '--ignore-scripts',
+      '--json',
+      '--pack-destination',
+      dir,
+    ]);
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
     writeFileSync(
       join(project, 'package.json'),

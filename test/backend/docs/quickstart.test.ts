@@ -27,7 +27,9 @@ function blocks(markdown: string, lang: string): string[] {
 
 describe('docs/quickstart.md', () => {
   it('its TypeScript blocks, in order, are examples/quickstart.ts', () => {
-    expect(blocks(read('docs/quickstart.md'), 'ts').join('\n')).toBe(read('examples/quickstart.ts'));
+    expect(blocks(read('docs/quickstart.md'), 'ts').join('\n')).toBe(
+      read('examples/quickstart.ts'),
+    );
   });
 });
 
