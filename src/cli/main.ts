@@ -16,6 +16,7 @@ import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
+import { packageVersion } from './package-version.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
@@ -39,6 +40,7 @@ interface Common {
 export function buildProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('weft')
     .description('weft: durable workflows for TypeScript')
+    .version(packageVersion(), '-V, --version', 'print the version of weft')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => output.out(s.trimEnd()),
