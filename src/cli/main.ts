@@ -41,6 +41,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   const program = new Command('weft')
     .description('weft: durable workflows for TypeScript')
     .version(packageVersion(), '-V, --version', 'print the version of weft')
+    // Program options only before the command: `weft start x --version 2` is start's own.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => output.out(s.trimEnd()),
