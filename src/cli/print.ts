@@ -76,3 +76,31 @@ export function formatInstance(instance: Instance): string {
     lines.push(`waiting on ${open.map((s) => `${s.type} ${s.name}`).join(', ')}`);
   return lines.join('\n');
 }
+
+/**
+ * The lines `weft run` prints when a job's key changes: one per activity whose digit
+ * moved, `<activity>  <new state>  <key>` (`fox  Started  968969000000000`); the first
+ * key, and a key no activity's digit explains (a child's, in a compositional key), print
+ * as `job  <job state>  <key>`.
+ * `before` maps each activity to the digit it showed last; it is updated.
+ */
+export function formatKeyChanges(
+  view: JobView,
+  key: string,
+  before: Map<string, number>,
+): string[] {
+  const width = Math.max(3, ...view.activities.map((a) => a.id.length));
+  const jobLine = `${'job'.padEnd(width)}  ${view.state.padEnd(9)}  ${key}`;
+  if (before.size === 0) {
+    // The first key: where every activity starts, printed once for the job.
+    for (const a of view.activities) before.set(a.id, a.digit);
+    return [jobLine];
+  }
+  const lines: string[] = [];
+  for (const a of view.activities) {
+    if (before.get(a.id) === a.digit) continue;
+    before.set(a.id, a.digit);
+    lines.push(`${a.id.padEnd(width)}  ${a.state.padEnd(9)}  ${key}`);
+  }
+  return lines.length > 0 ? lines : [jobLine];
+}

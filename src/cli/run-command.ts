@@ -21,7 +21,7 @@ import {
   WORKER_GRACE_MS,
 } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
-import { formatJobView, type Output, printJson } from './print.js';
+import { formatJobView, formatKeyChanges, type Output, printJson } from './print.js';
 import { stopWithin } from './worker-command.js';
 import { readWorkflowWithDependencies } from './workflow-files.js';
 
@@ -71,13 +71,15 @@ export async function runCommand(
     ...(options.id ? { id: options.id } : {}),
   });
   let last = '';
+  // Each activity's digit as last printed: a new key names the activities that moved.
+  const digits = new Map<string, number>();
   const show = async () => {
     if (options.json) return;
     const view = await client.status(job.id);
     const key = view.children.length ? (view.compositional ?? '') : (view.collation ?? '');
     if (key !== last) {
       last = key;
-      output.out(`${key}  ${view.state}`);
+      for (const line of formatKeyChanges(view, key, digits)) output.out(line);
     }
   };
   if (!options.json) {

@@ -101,6 +101,10 @@ describe('weft run', () => {
     expect(r.out).toContain('999969000000000');
     expect(r.out).toContain('968969000000000');
     expect(r.out).toContain('366863000000000');
+    // Each key beside the activity that moved and its new state.
+    expect(r.out).toMatch(/^job\s+RUNNING\s+999999000000000$/m);
+    expect(r.out).toMatch(/^fox\s+Started\s+968969000000000$/m);
+    expect(r.out).toMatch(/^jumped\s+Completed\s+366663000000000$/m);
     expect(r.out).toContain('| jumped   | Completed | 6             |');
   });
 
