@@ -17,7 +17,7 @@ import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
 import { packageVersion } from './package-version.js';
-import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
+import { formatJobList, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
@@ -280,10 +280,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     );
 
   storeOption(program.command('list'))
-    .description('list jobs, oldest first')
+    .description('list jobs, newest first')
     .option('--state <state>', `only jobs in this state (${FLOW_STATES.join(', ')})`)
     .option('--workflow <id>', 'only jobs of this workflow')
     .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
+    .option('--after <time>', 'only jobs created at or after this ISO time (2026-11-23T09:00Z)')
     .option('--json', 'print a JSON array of jobs')
     .action(
       withStore(async (store, opts) => {
@@ -291,13 +292,23 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         if (state !== undefined && !FLOW_STATES.includes(state as FlowState)) {
           throw new ValidationError(`must be one of ${FLOW_STATES.join(', ')}`, `--state ${state}`);
         }
+        const after = opts.after as string | undefined;
+        const createdAfter = after === undefined ? undefined : Date.parse(after);
+        if (createdAfter !== undefined && Number.isNaN(createdAfter)) {
+          throw new ValidationError(
+            `must be an ISO time such as 2026-11-23T09:00:00Z, got ${JSON.stringify(after)}`,
+            '--after',
+          );
+        }
         const jobs = await new Client(store).list({
           ...(state ? { state: state as FlowState } : {}),
           ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
+          ...(createdAfter !== undefined ? { createdAfter } : {}),
+          descending: true,
           limit: opts.limit as number,
         });
         if (opts.json) printJson(output, jobs);
-        else for (const job of jobs) output.out(formatJobLine(job));
+        else output.out(formatJobList(jobs));
         return 0;
       }),
     );

@@ -56,9 +56,24 @@ export function formatJobView(view: JobView, indent = ''): string {
   return lines.join('\n');
 }
 
-/** One line per job for `weft list`. */
-export function formatJobLine(job: JobRecord): string {
-  return `${job.id}  ${job.workflow}@${job.version}  ${job.state}  ${new Date(job.createdAt).toISOString()}`;
+/** `weft list`'s table: a header, then one line per job (id, workflow@version, state, created). */
+export function formatJobList(jobs: readonly JobRecord[]): string {
+  if (jobs.length === 0) return 'no jobs';
+  const rows = [
+    ['JOB', 'WORKFLOW', 'STATE', 'CREATED'],
+    ...jobs.map((job) => [
+      job.id,
+      `${job.workflow}@${job.version}`,
+      job.state,
+      new Date(job.createdAt).toISOString(),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+    )
+    .join('\n');
 }
 
 /** One line per branch of a code-first instance, for `weft status`. */
