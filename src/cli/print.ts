@@ -3,9 +3,7 @@
  * otherwise. Jobs print their collation table the way seed 000 lays it out.
  */
 
-import type { JobView } from '../client/job-view.js';
-import { renderCollationTable } from '../core/collation.js';
-import type { CollationDigit } from '../core/collation-digits.js';
+import type { ActivityView, JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
 import type { JobRecord } from '../store/records.js';
 
@@ -34,14 +32,11 @@ export function formatJobView(view: JobView, indent = ''): string {
     if (view.compositional && view.children.length > 0) {
       lines.push(`${indent}compositional ${view.compositional}`);
     }
-    const table = renderCollationTable(
-      view.activities.map((a) => ({
-        activity: a.id,
-        state: a.state,
-        digit: a.digit as CollationDigit,
-      })),
+    lines.push(
+      ...renderActivityTable(view.activities)
+        .split('\n')
+        .map((l) => indent + l),
     );
-    lines.push(...table.split('\n').map((l) => indent + l));
   }
   if (view.instance) {
     lines.push(
@@ -74,6 +69,39 @@ export function formatJobList(jobs: readonly JobRecord[]): string {
       r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
     )
     .join('\n');
+}
+
+/**
+ * The activities of a graph job by digit position, so the key reads against the table:
+ * position, activity, state and digit, then attempts and times (UTC), and an error column
+ * when an activity has one.
+ */
+export function renderActivityTable(activities: readonly ActivityView[]): string {
+  const rows = [...activities].sort((a, b) => a.position - b.position);
+  const time = (iso: string | null) => (iso ? iso.slice(11, 23) : '');
+  const errors = rows.some((a) => a.error);
+  const header = ['#', 'Activity', 'State', 'Digit', 'Attempts', 'Started', 'Finished'];
+  if (errors) header.push('Error');
+  const body = rows.map((a) => {
+    const cells = [
+      String(a.position),
+      a.id,
+      a.state,
+      String(a.digit),
+      a.attempts > 0 ? String(a.attempts) : '',
+      time(a.startedAt),
+      time(a.finishedAt),
+    ];
+    if (errors) cells.push(a.error ? `${a.error.name}: ${a.error.message}` : '');
+    return cells;
+  });
+  const widths = header.map((title, col) =>
+    Math.max(title.length, ...body.map((cells) => (cells[col] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(header), rule, ...body.map(line)].join('\n');
 }
 
 /** One line per branch of a code-first instance, for `weft status`. */

@@ -161,6 +161,11 @@ output: "charge.output"
         { key: `${job.id}:charge:`, attempt: 1 },
         { key: `${job.id}:charge:`, attempt: 2 },
       ]);
+      // The job's view shows the attempts and the times, per activity.
+      const charge = (await client.status(job.id)).activities.find((a) => a.id === 'charge');
+      expect(charge).toMatchObject({ position: 1, status: 'SUCCESS', attempts: 2, error: null });
+      expect(charge?.startedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(charge?.finishedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     } finally {
       await worker.stop();
     }
