@@ -30,8 +30,7 @@ export async function finishActivity(
     (end.outcome === 'success' ? COLLATION_DIGITS.completed : COLLATION_DIGITS.errored);
   await step.move(address.a, digit);
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
-  await step.tx.putActivity({
-    job: step.job.id,
+  step.putActivity({
     activity: address.a,
     dimension: address.d,
     status,
@@ -40,12 +39,12 @@ export async function finishActivity(
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
   if (end.outcome !== 'success' && !handles(step, address.a, end.outcome)) {
-    await recordUnhandled(step, address, end.error);
+    recordUnhandled(step, address, end.error);
   }
   await settleOutgoing(step, address.a, address.d, end.outcome);
 }
 
-async function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
+function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
   if (step.job.error) return;
   const record: ErrorRecord = {
     name: error?.name ?? 'ActivityError',
@@ -53,6 +52,5 @@ async function recordUnhandled(step: Step, address: ActivityAddress, error?: Err
     activity: address.a,
     ...(error?.code ? { code: error.code } : {}),
   };
-  step.job.error = record;
-  await step.tx.updateJob(step.job.id, { error: record });
+  step.recordJobError(record);
 }

@@ -9,13 +9,15 @@ import { toErrorRecord, ValidationError } from '../core/errors.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { applyUnit } from '../store/unit-of-work.js';
 import type { ActivityKind } from './activities/activity-kind.js';
-import { makeAwait, respondChild } from './activities/await.js';
+import { awaitKind, respondChild } from './activities/await.js';
 import { cycle } from './activities/cycle.js';
 import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
 import { respondWake, sleep } from './activities/sleep.js';
 import { respondTask, task } from './activities/task.js';
 import { trigger } from './activities/trigger.js';
+import { JobState } from './job-state.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
 import {
@@ -63,16 +65,7 @@ export class GraphEngine {
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
-    const loadLatest = async (step: Step, workflow: string): Promise<LoadedWorkflow> => {
-      const record = await step.tx.getDefinition(workflow);
-      if (!record)
-        throw new ValidationError(
-          `workflow ${JSON.stringify(workflow)} is not deployed`,
-          `activity await`,
-        );
-      return this.cache.get(step.tx, workflow, record.version);
-    };
-    this.kinds = { trigger, task, hook, sleep, await: makeAwait(loadLatest), cycle };
+    this.kinds = { trigger, task, hook, sleep, await: awaitKind, cycle };
   }
 
   /** The loaded form of a stored workflow version. */
@@ -128,7 +121,17 @@ export class GraphEngine {
     const job = await tx.lockJob(jobId);
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
     const wf = await this.cache.get(tx, job.workflow, job.version);
-    const step = new Step(tx, job, wf, this.clock, dimension);
+    const loadLatest = async (workflow: string): Promise<LoadedWorkflow> => {
+      const record = await tx.getDefinition(workflow);
+      if (!record) {
+        throw new ValidationError(
+          `workflow ${JSON.stringify(workflow)} is not deployed`,
+          `activity await`,
+        );
+      }
+      return this.cache.get(tx, workflow, record.version);
+    };
+    const step = new Step(new JobState(tx, job), wf, this.clock, dimension, loadLatest);
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
@@ -146,9 +149,10 @@ export class GraphEngine {
       queue.push(...next.takeHeld());
       last = next;
     }
-    const key = await last.flush();
-    if (!isComplete(wf.layout, key)) return { status: 'ran' };
-    return { status: 'ran', ended: await this.finishJob(last) };
+    const key = await last.collation();
+    const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
+    await applyUnit(tx, last.unit());
+    return ended ? { status: 'ran', ended } : { status: 'ran' };
   }
 
   private async finishJob(step: Step): Promise<JobRecord['state']> {
@@ -165,28 +169,22 @@ export class GraphEngine {
       }
     }
     const state = error ? 'FAILURE' : 'SUCCESS';
-    await step.tx.setJobState(job.id, 'RUNNING', state, {
-      output,
-      error,
-      finishedAt: this.clock.now(),
-    });
+    step.endJob('RUNNING', state, { output, error, finishedAt: this.clock.now() });
     const parent = (
       job.context as { parent?: { job: string; activity: string; dimension: string } } | null
     )?.parent;
     if (parent) {
-      await step.tx.append([
-        {
-          stream: ENGINE_STREAM,
+      step.send({
+        stream: ENGINE_STREAM,
+        job: parent.job,
+        payload: {
+          k: 'child',
           job: parent.job,
-          payload: {
-            k: 'child',
-            job: parent.job,
-            a: parent.activity,
-            d: parent.dimension,
-            child: job.id,
-          },
+          a: parent.activity,
+          d: parent.dimension,
+          child: job.id,
         },
-      ]);
+      });
     }
     return state;
   }

@@ -177,14 +177,50 @@ export interface Store extends StoreTx {
   close(): Promise<void>;
 }
 
-/** A unit of work: everything one engine step does, applied all or nothing. */
+/** A counter add in a unit of work. */
+export interface CounterAdd {
+  ref: CounterRef;
+  delta: bigint;
+  initial?: bigint;
+  /**
+   * The value the planner computed from what it read under the job lock. Applying the
+   * unit checks the stored result against it and fails (rolling everything back) when
+   * they differ: someone changed the counter while the job was locked.
+   */
+  expect?: bigint;
+}
+
+/** A job state move in a unit of work, with the same checks as {@link StoreTx.setJobState}. */
+export interface JobStateMove {
+  id: string;
+  from: FlowState;
+  to: FlowState;
+  patch?: JobPatch;
+}
+
+/**
+ * A unit of work: everything one engine step (or one chain of steps of one job) decided,
+ * as data, applied all or nothing by `applyUnit`. The planner reads what it needs under
+ * the job lock, decides in memory, and hands the whole decision over in one piece.
+ */
 export interface UnitOfWork {
   /** The message this step consumed; the unit fails with `LeaseLostError` when it is no longer held. */
   ack?: { stream: string; id: string; consumer: string };
+  /** Jobs to create (child jobs), idempotent by id, before anything else of the unit. */
+  jobs?: NewJob[];
   append?: NewMessage[];
-  counters?: { ref: CounterRef; delta: bigint; initial?: bigint }[];
+  counters?: CounterAdd[];
   activities?: ActivityWrite[];
+  /** Timer keys to cancel, before `timers` are scheduled. */
+  cancelTimers?: string[];
   timers?: NewTimer[];
+  /** Waiter keys to remove, before `waiters` register. */
+  removeWaiters?: string[];
+  waiters?: NewWaiter[];
+  /** Job fields to write without a state move. */
+  jobPatches?: { id: string; patch: JobPatch }[];
+  /** Job state moves, applied last. */
+  jobStates?: JobStateMove[];
 }
 
 /** Re-exported records, so callers import the contract from one place. */

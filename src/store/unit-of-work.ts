@@ -1,15 +1,24 @@
 /**
- * Applies a {@link UnitOfWork} in one transaction: the ack, the child messages, the
- * counter adds, the data writes and the timers commit together or not at all. The ack
- * goes first, so a unit whose message another consumer now holds changes nothing.
+ * Applies a {@link UnitOfWork} in one transaction: the ack, the child jobs, the messages,
+ * the counter adds, the data writes, the timers, the waiters and the job moves commit
+ * together or not at all. The ack goes first, so a unit whose message another consumer
+ * now holds changes nothing; a counter whose stored result is not the one the planner
+ * expected fails the unit, so a plan made from stale reads never commits.
  */
-import { LeaseLostError } from '../core/errors.js';
-import type { Store, StoreTx, UnitOfWork } from './store.js';
+import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
+import type { CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
 export interface UnitResult {
   counters: bigint[];
   messageIds: string[];
+}
+
+function describe(ref: CounterRef): string {
+  const where = ref.activity
+    ? ` of activity ${ref.activity}${ref.dimension ? `/${ref.dimension}` : ''}`
+    : '';
+  return `counter ${ref.field}${where} of job ${ref.job}`;
 }
 
 /** Applies a unit inside an open transaction. */
@@ -18,12 +27,30 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
     const { stream, id, consumer } = unit.ack;
     if (!(await tx.ack(stream, id, consumer))) throw new LeaseLostError(stream, id, consumer);
   }
+  for (const job of unit.jobs ?? []) await tx.createJob(job);
   const messageIds = unit.append?.length ? await tx.append(unit.append) : [];
   const counters: bigint[] = [];
-  for (const c of unit.counters ?? [])
-    counters.push(await tx.addCounter(c.ref, c.delta, c.initial));
+  for (const c of unit.counters ?? []) {
+    const value = await tx.addCounter(c.ref, c.delta, c.initial);
+    if (c.expect !== undefined && value !== c.expect) {
+      throw new WeftError(
+        'INTERNAL',
+        `${describe(c.ref)} is ${value}, expected ${c.expect}: it changed while its job was locked`,
+      );
+    }
+    counters.push(value);
+  }
   for (const write of unit.activities ?? []) await tx.putActivity(write);
+  for (const key of unit.cancelTimers ?? []) await tx.cancelTimer(key);
   for (const timer of unit.timers ?? []) await tx.scheduleTimer(timer);
+  for (const key of unit.removeWaiters ?? []) await tx.removeWaiter(key);
+  for (const waiter of unit.waiters ?? []) await tx.registerWaiter(waiter);
+  for (const { id, patch } of unit.jobPatches ?? []) await tx.updateJob(id, patch);
+  for (const move of unit.jobStates ?? []) {
+    if (!(await tx.setJobState(move.id, move.from, move.to, move.patch))) {
+      throw new InvalidStateError('flow', move.from, move.to, `job ${move.id} is not ${move.from}`);
+    }
+  }
   return { counters, messageIds };
 }
 

@@ -17,14 +17,13 @@ export const sleep: ActivityKind = {
     const activity = step.activity(address.a);
     await step.move(address.a, COLLATION_DIGITS.started);
     const at = step.clock.now() + (activity.durationMs ?? 0);
-    await step.tx.putActivity({
-      job: step.job.id,
+    step.putActivity({
       activity: address.a,
       dimension: address.d,
       status: 'RUNNING',
       input: { until: at },
     });
-    await step.tx.scheduleTimer({
+    step.scheduleTimer({
       key: `sleep:${address.job}:${address.a}:${address.d}`,
       at,
       message: {
