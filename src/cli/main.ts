@@ -4,20 +4,28 @@
  * success. Typed errors print their message (or `{"error": …}` with `--json`) and exit 1.
  */
 import { Command, CommanderError } from 'commander';
-import { Client } from '../client/client.js';
+import { Client, type Deployment } from '../client/client.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
 import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { createCliLogger, LOG_FORMATS, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
+import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
+import { positiveWholeNumber } from './numeric-option.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { runWorkerCommand } from './worker-command.js';
 import { readWorkflowFile } from './workflow-files.js';
+
+/** `--log-format` of the commands that run a worker. */
+const LOG_FORMAT_FLAGS = '--log-format <format>';
+const LOG_FORMAT_HELP = `worker log lines on stderr: ${LOG_FORMATS.join(' or ')} (default: pretty)`;
 
 /** Files `weft run` treats as code-first modules rather than workflow files. */
 const CODE_FILE = /\.(m|c)?(j|t)s$/;
@@ -65,19 +73,28 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--input <json>', 'job input as JSON')
     .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
     .option('--id <id>', 'job id (idempotent)')
-    .option('--concurrency <n>', 'handlers running at once')
+    .option('--concurrency <n>', 'handlers running at once (default 10)', positiveWholeNumber)
     .option('--json', 'print the finished job as JSON')
     .option(
       '--workflow <name>',
       'code-first module: the workflow to run (default: its default export)',
     )
-    .action(
-      withStore((store, opts, file: string) =>
-        CODE_FILE.test(file)
-          ? runCodeFirst(store, file, opts, output)
-          : runCommand(store, file, opts, output),
-      ),
-    );
+    .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
+    .action(async (...args: unknown[]) => {
+      // Listening from the start: a Ctrl-C at any point stops the run the same way.
+      const interrupt = listenForInterrupt((signal) =>
+        output.err(`weft run: ${signal} again: exiting now`),
+      );
+      try {
+        await withStore((store, opts, file: string) =>
+          CODE_FILE.test(file)
+            ? runCodeFirst(store, file, opts, output, interrupt)
+            : runCommand(store, file, opts, output, interrupt),
+        )(...args);
+      } finally {
+        interrupt.dispose();
+      }
+    });
 
   program
     .command('validate <file>')
@@ -98,7 +115,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     });
 
   storeOption(program.command('deploy <files...>'))
-    .description('store workflow files as new versions')
+    .description(
+      'store workflow files: a changed file becomes the next version, unless it names its `version:`',
+    )
     .option('--json', 'print the stored definitions as JSON')
     .action(
       withStore(async (store, opts, files: string[]) => {
@@ -106,9 +125,14 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const deployed = [];
         for (const file of files) {
           const { compiled, text } = readWorkflowFile(file);
-          const record = await client.deploy(compiled, text);
-          deployed.push({ workflow: record.workflow, version: record.version });
-          if (!opts.json) output.out(`deployed ${record.workflow}@${record.version}`);
+          const d = await client.deploy(compiled, text);
+          deployed.push({
+            workflow: d.workflow,
+            version: d.version,
+            status: d.status,
+            ...(d.previousVersion !== undefined && { previousVersion: d.previousVersion }),
+          });
+          if (!opts.json) output.out(describeDeployment(d));
         }
         if (opts.json) printJson(output, deployed);
         return 0;
@@ -119,7 +143,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .description("start a job; prints the job's id on the last line")
     .option('--input <json>', 'job input as JSON')
     .option('--id <id>', 'job id (starting an existing id returns that job)')
-    .option('--version <n>', 'workflow version (default: newest)')
+    .option('--version <n>', 'workflow version (default: newest)', positiveWholeNumber)
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, workflow: string) => {
@@ -127,7 +151,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           null) as Json;
         const job = await new Client(store).start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
-          ...(opts.version ? { version: positiveInt(opts.version as string, '--version') } : {}),
+          ...(opts.version !== undefined ? { version: opts.version as number } : {}),
         });
         if (opts.json) printJson(output, job);
         else output.out(job.id);
@@ -141,26 +165,34 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       '--handlers <module>',
       'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
     )
-    .option('--concurrency <n>', 'handlers running at once', '10')
+    .option('--concurrency <n>', 'handlers running at once', positiveWholeNumber, 10)
+    .option(
+      '--grace-ms <ms>',
+      'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',
+      positiveWholeNumber,
+      10_000,
+    )
+    .option(
+      '--give-up-ms <ms>',
+      'exit 1 when the store stays unreachable this long (it is retried until then)',
+      positiveWholeNumber,
+      600_000,
+    )
+    .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
-      withStore(async (store, opts) => {
-        const module = await loadWorkerModule(opts.handlers as string | undefined);
-        const worker = new Worker({
+      withStore((store, opts) =>
+        runWorkerCommand(
           store,
-          handlers: module.handlers,
-          workflows: module.workflows,
-          tasks: module.tasks,
-          concurrency: positiveInt(opts.concurrency as string, '--concurrency'),
-        });
-        await worker.start();
-        output.err(`weft worker ${worker.consumer} running on ${store.url}`);
-        await new Promise<void>((resolve) => {
-          process.once('SIGTERM', resolve);
-          process.once('SIGINT', resolve);
-        });
-        await worker.stop();
-        return 0;
-      }),
+          {
+            handlers: opts.handlers as string | undefined,
+            concurrency: opts.concurrency as number,
+            logFormat: opts.logFormat as string | undefined,
+            graceMs: opts.graceMs as number,
+            giveUpMs: opts.giveUpMs as number,
+          },
+          output,
+        ),
+      ),
     );
 
   storeOption(program.command('signal <job> <name>'))
@@ -222,13 +254,13 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   storeOption(program.command('result <job>'))
     .description("print a job's output; exit 0 iff it succeeded")
     .option('--wait', 'wait for the job to end')
-    .option('--timeout <ms>', 'with --wait, give up after this many ms')
+    .option('--timeout <ms>', 'with --wait, give up after this many ms', positiveWholeNumber)
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {
         const job = await new Client(store).result(jobId, {
           wait: Boolean(opts.wait),
-          ...(opts.timeout ? { timeoutMs: positiveInt(opts.timeout as string, '--timeout') } : {}),
+          ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
         });
         if (opts.json) printJson(output, job);
         else if (job.state === 'SUCCESS') output.out(JSON.stringify(job.output));
@@ -245,7 +277,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .description('list jobs, oldest first')
     .option('--state <state>', `only jobs in this state (${FLOW_STATES.join(', ')})`)
     .option('--workflow <id>', 'only jobs of this workflow')
-    .option('--limit <n>', 'at most this many', '100')
+    .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
     .option('--json', 'print a JSON array of jobs')
     .action(
       withStore(async (store, opts) => {
@@ -256,7 +288,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const jobs = await new Client(store).list({
           ...(state ? { state: state as FlowState } : {}),
           ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
-          limit: positiveInt(opts.limit as string, '--limit'),
+          limit: opts.limit as number,
         });
         if (opts.json) printJson(output, jobs);
         else for (const job of jobs) output.out(formatJobLine(job));
@@ -282,11 +314,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   return program;
 }
 
-function positiveInt(value: string, option: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new ValidationError(`must be a positive integer, got ${JSON.stringify(value)}`, option);
-  return n;
+/** `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`. */
+function describeDeployment(d: Deployment): string {
+  if (d.status === 'unchanged') return `${d.workflow} unchanged, version ${d.version}`;
+  const from =
+    d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
+  return `deployed ${d.workflow} version ${d.version}${from}`;
 }
 
 function reportError(output: Output, error: unknown, json: boolean): number {

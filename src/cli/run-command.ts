@@ -1,5 +1,6 @@
 /**
- * `weft run <file>`: deploys the file and the workflows it awaits, starts one job, runs
+ * `weft run <file>`: deploys the file and the workflows it awaits (as `weft deploy` does:
+ * an edited file becomes the next version), starts one job on that version, runs
  * an in-process worker until the job ends, and prints it. While it runs, each new
  * collation key is printed, so a person watches the job move. Exit 0 iff SUCCESS.
  */
@@ -9,9 +10,19 @@ import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadHandlers } from './handlers-module.js';
+import {
+  type Interrupt,
+  interruptedNote,
+  resumeCommand,
+  SIGNAL_EXIT_CODE,
+  untilEndOrInterrupt,
+  WORKER_GRACE_MS,
+} from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { formatJobView, type Output, printJson } from './print.js';
+import { stopWithin } from './worker-command.js';
 import { readWorkflowWithDependencies } from './workflow-files.js';
 
 /** Options of `weft run`. */
@@ -20,7 +31,10 @@ export interface RunOptions {
   handlers?: string;
   json?: boolean;
   id?: string;
-  concurrency?: string;
+  /** Handlers running at once (default 10). */
+  concurrency?: number;
+  /** `--log-format`: pretty (default) or json. */
+  logFormat?: string;
 }
 
 /** Runs `weft run`; returns the exit code. */
@@ -29,7 +43,10 @@ export async function runCommand(
   file: string,
   options: RunOptions,
   output: Output,
+  /** Listening for Ctrl-C and SIGTERM (set up by the caller, disposed by it). */
+  interrupt: Interrupt,
 ): Promise<number> {
+  const logger = createCliLogger(parseLogFormat(options.logFormat));
   const files = readWorkflowWithDependencies(file);
   const input = parseJsonArgument(options.input, '--input') ?? {};
   const handlers = await loadHandlers(options.handlers);
@@ -45,9 +62,14 @@ export async function runCommand(
     }
   }
   const client = new Client(store);
-  for (const f of files) await client.deploy(f.compiled, f.text);
+  const deployed = [];
+  for (const f of files) deployed.push(await client.deploy(f.compiled, f.text));
   const root = files[0]?.compiled.workflow as string;
-  const job = await client.start(root, input as Json, options.id ? { id: options.id } : {});
+  // The job runs the version this file was stored as, even when it pins an older one.
+  const job = await client.start(root, input as Json, {
+    version: deployed[0]?.version as number,
+    ...(options.id ? { id: options.id } : {}),
+  });
   let last = '';
   const show = async () => {
     if (options.json) return;
@@ -58,29 +80,44 @@ export async function runCommand(
       output.out(`${key}  ${view.state}`);
     }
   };
-  if (!options.json) output.out(`job ${job.id}  ${root}`);
+  if (!options.json) {
+    // An edited file is stored as the next version: say so, as `weft deploy` does.
+    for (const d of deployed) {
+      if (d.previousVersion !== undefined) {
+        output.out(
+          `deployed ${d.workflow} version ${d.version} (changed from version ${d.previousVersion})`,
+        );
+      }
+    }
+    output.out(`job ${job.id}  ${root}`);
+  }
   await show();
   let showing: Promise<void> = Promise.resolve();
   const worker = new Worker({
     store,
+    logger,
     handlers,
-    concurrency: options.concurrency ? Number(options.concurrency) : 10,
+    concurrency: options.concurrency ?? 10,
+    graceMs: WORKER_GRACE_MS,
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,
     onCommit: () => {
       showing = showing.then(show).catch(() => {});
     },
   });
-  const stop = () => void worker.stop();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     await worker.start();
-    await client.result(job.id, { wait: true });
+    const signal = await untilEndOrInterrupt(client, job.id, interrupt);
+    if (signal) {
+      await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
+      await showing;
+      output.err(
+        await interruptedNote(client, job.id, signal, resumeCommand(file, options.handlers)),
+      );
+      return SIGNAL_EXIT_CODE[signal];
+    }
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await worker.stop();
+    await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
     await showing;
   }
   const view = await client.status(job.id);

@@ -5,10 +5,13 @@
  *     weft serve --port 4001 --workflows order --tasks charge,ship --store postgres://…
  */
 import type { Command } from 'commander';
-import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { toErrorRecord, WeftError } from '../core/errors.js';
 import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { listenForInterrupt } from './interrupt.js';
+import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 
 /** Options of {@link registerServeCommand}. */
@@ -19,19 +22,23 @@ export interface ServeCommandOptions {
 
 interface ServeFlags {
   store?: string;
-  port: string;
+  port: number;
   host: string;
   workflows?: string;
   tasks?: string;
-  leaseMs: string;
+  leaseMs: number;
   engine: boolean;
+  logFormat?: string;
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
+/** Until the first SIGINT or SIGTERM (a second one exits at once). */
+async function untilSignal(): Promise<void> {
+  const interrupt = listenForInterrupt();
+  try {
+    await interrupt.received;
+  } finally {
+    interrupt.dispose();
+  }
 }
 
 function names(value: string | undefined): string[] {
@@ -39,17 +46,6 @@ function names(value: string | undefined): string[] {
     .split(',')
     .map((n) => n.trim())
     .filter((n) => n !== '');
-}
-
-function wholeNumber(value: string, option: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    throw new ValidationError(
-      `must be a whole number of at least ${min}, got ${JSON.stringify(value)}`,
-      option,
-    );
-  }
-  return n;
 }
 
 /** Adds `weft serve` to the program; `setExit` receives its exit code. */
@@ -63,17 +59,18 @@ export function registerServeCommand(
     .command('serve')
     .description('serve the agent protocol over HTTP (workers in any language) until SIGTERM')
     .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
-    .option('--port <n>', 'port (0: any free port)', '4001')
+    .option('--port <n>', 'port (0: any free port)', wholeNumber({ min: 0, max: 65535 }), 4001)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--workflows <names>', 'code-first workflows agents decide for, comma-separated')
     .option('--tasks <names>', 'tasks agents run, comma-separated')
-    .option('--lease-ms <ms>', 'lease on a handed-out decision or task', '60000')
+    .option('--lease-ms <ms>', 'lease on a handed-out decision or task', positiveWholeNumber, 60000)
     .option('--no-engine', 'do not run the engine streams and timers in this process')
+    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)')
     .action(async (flags: ServeFlags) => {
       let store: Store | undefined;
       try {
-        const port = wholeNumber(flags.port, '--port', 0);
-        const leaseMs = wholeNumber(flags.leaseMs, '--lease-ms', 1);
+        const { port, leaseMs } = flags;
+        const logger = createCliLogger(parseLogFormat(flags.logFormat));
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
         const serving = await serve({
           store,
@@ -83,11 +80,25 @@ export function registerServeCommand(
           tasks: names(flags.tasks),
           leaseMs,
           engine: flags.engine,
+          logger,
         });
         output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
-        await (options.until ?? untilSignal)();
+        // The engine worker gives up (rejects) when the store stays unreachable.
+        const gaveUp = serving.worker
+          ? serving.worker.run().then(
+              () => undefined,
+              (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+            )
+          : new Promise<undefined>(() => {});
+        const outcome = await Promise.race([
+          (options.until ?? untilSignal)().then(() => undefined),
+          gaveUp,
+        ]);
         await serving.close();
-        setExit(0);
+        if (outcome) {
+          output.err(`error: ${outcome.message}`);
+          setExit(1);
+        } else setExit(0);
       } catch (error) {
         output.err(
           `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,

@@ -3,8 +3,14 @@
  * their result, cancel them, list them. It talks only to the store; workers do the work.
  */
 import { randomBytes } from 'node:crypto';
+import { canonicalJson } from '../core/canonical-json.js';
 import { type Clock, SystemClock } from '../core/clock.js';
-import { NotFoundError, TimeoutError, ValidationError } from '../core/errors.js';
+import {
+  DefinitionConflictError,
+  NotFoundError,
+  TimeoutError,
+  ValidationError,
+} from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
 import { DurableEngine } from '../durable/durable-engine.js';
@@ -31,6 +37,25 @@ export interface StartOptions {
   version?: number;
 }
 
+/**
+ * What a deploy did: the stored version, and whether this deploy stored it (`deployed`)
+ * or found the same definition already there (`unchanged`).
+ */
+export interface Deployment extends DefinitionRecord {
+  status: 'deployed' | 'unchanged';
+  /** The newest version before this one, when the deploy stored a changed definition. */
+  previousVersion?: number;
+}
+
+/** How many times a deploy re-reads the newest version when another deploy took its number. */
+const DEPLOY_ATTEMPTS = 5;
+
+/** A compiled workflow's content, apart from its version number and the path it came from. */
+function graphContent(definition: CompiledWorkflow): string {
+  const { version: _v, pinnedVersion: _p, source: _s, ...content } = definition;
+  return canonicalJson(content as never);
+}
+
 /** Talks to a store on behalf of a user. */
 export class Client {
   readonly clock: Clock;
@@ -48,15 +73,53 @@ export class Client {
     this.durable = new DurableEngine({ clock: this.clock });
   }
 
-  /** Stores a compiled graph workflow as a version (the same content again is a no-op). */
-  deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<DefinitionRecord> {
-    return this.store.putDefinition({
-      workflow: compiled.workflow,
-      version: compiled.version,
-      model: 'graph',
-      definition: compiled as unknown as Json,
-      source,
-    });
+  /**
+   * Stores a compiled graph workflow. A definition that names its version
+   * (`pinnedVersion`: `version:` in the file, `.version(n)` in the builder) is stored as
+   * exactly that version: the same content again is a no-op, different content a
+   * {@link DefinitionConflictError}. Otherwise a definition that differs from the newest
+   * stored version (ignoring the version number and file path) is stored as the next
+   * version, and the same one again is `unchanged`. Jobs already started keep the version
+   * they started on; new jobs start on the newest.
+   */
+  async deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<Deployment> {
+    const put = (version: number) =>
+      this.store.putDefinition({
+        workflow: compiled.workflow,
+        version,
+        model: 'graph',
+        definition: { ...compiled, version } as unknown as Json,
+        source,
+      });
+    if (compiled.pinnedVersion) {
+      const stored = await this.store.getDefinition(compiled.workflow, compiled.version);
+      const record = await put(compiled.version);
+      return { ...record, status: stored ? 'unchanged' : 'deployed' };
+    }
+    for (let attempt = 1; ; attempt++) {
+      const newest = await this.store.getDefinition(compiled.workflow);
+      if (newest && newest.model !== 'graph') {
+        throw new DefinitionConflictError(compiled.workflow, newest.version);
+      }
+      if (
+        newest &&
+        graphContent(newest.definition as unknown as CompiledWorkflow) === graphContent(compiled)
+      ) {
+        return { ...newest, status: 'unchanged' };
+      }
+      const version = (newest?.version ?? 0) + 1;
+      try {
+        const record = await put(version);
+        return {
+          ...record,
+          status: 'deployed',
+          ...(newest && { previousVersion: newest.version }),
+        };
+      } catch (error) {
+        // Another deploy stored this number first: read the newest again.
+        if (!(error instanceof DefinitionConflictError) || attempt >= DEPLOY_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /**
@@ -98,13 +161,40 @@ export class Client {
 
   /**
    * Sends a signal to a job's hook. When the hook is not waiting yet, the signal is kept
-   * and delivered when it starts waiting.
+   * and delivered when it starts waiting. A signal no hook of the job's workflow version
+   * listens for is refused (`NO_SUCH_HOOK`, naming the signals it does listen for), and
+   * so is a signal to a code-first job, which takes events ({@link sendEvent}) instead.
    */
   async signal(jobId: string, name: string, data: Json = null): Promise<SignalOutcome> {
+    const where = `signal ${name}`;
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
+    if (job.model !== 'graph') {
+      throw new ValidationError(
+        `job ${jobId} is a code-first job; it takes events (weft event ${jobId} ${name}), not signals`,
+        where,
+        { code: 'NO_SUCH_HOOK' },
+      );
+    }
     if (isFinalFlowState(job.state)) {
-      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, `signal ${name}`);
+      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, where);
+    }
+    const record = await this.store.getDefinition(job.workflow, job.version);
+    if (record) {
+      const compiled = record.definition as unknown as CompiledWorkflow;
+      const signals = Object.values(compiled.activities)
+        .filter((a) => a.kind === 'hook')
+        .map((a) => a.signal ?? a.id);
+      if (!signals.includes(name)) {
+        const listens = signals.length
+          ? `its hooks listen for ${[...new Set(signals)].sort().join(', ')}`
+          : 'it has no hook';
+        throw new ValidationError(
+          `job ${jobId} (${job.workflow} version ${job.version}) has no hook for signal ${JSON.stringify(name)}; ${listens}`,
+          where,
+          { code: 'NO_SUCH_HOOK' },
+        );
+      }
     }
     return this.store.deliverSignal(signalKey(jobId, name), data);
   }

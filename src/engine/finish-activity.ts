@@ -36,6 +36,7 @@ export async function finishActivity(
     status,
     output: end.output ?? null,
     error: end.error ?? null,
+    finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
   if (end.outcome !== 'success' && !handles(step, address.a, end.outcome)) {

@@ -117,11 +117,13 @@ export class JobState {
       output: null,
       error: null,
       attempt: 0,
+      startedAt: null,
+      finishedAt: null,
       ...held,
       ...defined,
       dimension,
       updatedAt: now,
-    });
+    } as ActivityRecord);
   }
 
   /** Reads another job (a child), without locking it. */

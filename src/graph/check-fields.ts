@@ -1,24 +1,41 @@
 /**
  * Field rules beyond the shape: every JSONata expression parses (the error names the
- * field, JSONata's message and the position), durations are in range, a retry's cap is
+ * field, JSONata's message and the position) and reads from the top of its data only
+ * `input` and activity ids (a typo such as `chrage.output` is an error), durations are in range, a retry's cap is
  * not below its first delay, and `input:` is a valid JSON Schema.
  */
 import jsonata from 'jsonata';
 import type { Draft } from './draft.js';
 import { DURATION_PATTERN, parseDuration } from './durations.js';
+import { expressionRoots } from './expression-roots.js';
 import { describeJsonataError } from './expressions.js';
 import { checkInputSchema } from './job-input.js';
 import type { ProblemList } from './problem-list.js';
 
-function checkExpression(source: unknown, path: (string | number)[], problems: ProblemList): void {
+function checkExpression(
+  source: unknown,
+  path: (string | number)[],
+  problems: ProblemList,
+  ids: ReadonlySet<string>,
+): void {
   if (typeof source !== 'string' || source.trim() === '') return;
+  const field = String(path[path.length - 1]);
+  let expression: jsonata.Expression;
   try {
-    jsonata(source);
+    expression = jsonata(source);
   } catch (error) {
     const { message, code, position } = describeJsonataError(error);
-    const field = String(path[path.length - 1]);
     const at = position !== undefined ? ` at position ${position}` : '';
     problems.add(path, `bad JSONata in ${field}${at}${code ? ` (${code})` : ''}: ${message}`);
+    return;
+  }
+  for (const { name, position } of expressionRoots(expression.ast())) {
+    if (name === 'input' || ids.has(name)) continue;
+    const at = position !== undefined ? ` at position ${position - name.length}` : '';
+    problems.add(
+      path,
+      `${field}${at} reads ${JSON.stringify(name)}, which is neither \`input\` nor an activity id (${[...ids].sort().join(', ')})`,
+    );
   }
 }
 
@@ -39,9 +56,11 @@ function checkDuration(value: unknown, path: (string | number)[], problems: Prob
 /** Checks expressions, durations, retry policies and the input schema. */
 export function checkFields(draft: Draft, document: unknown, problems: ProblemList): void {
   const root = (document ?? {}) as Record<string, unknown>;
+  const ids = new Set(draft.activities.keys());
   for (const { id, kind, fields } of draft.activities.values()) {
     const at = (...rest: string[]) => ['activities', id, ...rest];
-    if (kind === 'task' || kind === 'await') checkExpression(fields.input, at('input'), problems);
+    if (kind === 'task' || kind === 'await')
+      checkExpression(fields.input, at('input'), problems, ids);
     for (const field of ['timeout', 'duration'] as const)
       checkDuration(fields[field], at(field), problems);
     const retry = fields.retry as Record<string, unknown> | undefined;
@@ -58,9 +77,9 @@ export function checkFields(draft: Draft, document: unknown, problems: ProblemLi
       }
     }
   }
-  for (const t of draft.transitions) checkExpression(t.when, [...t.path, 'when'], problems);
+  for (const t of draft.transitions) checkExpression(t.when, [...t.path, 'when'], problems, ids);
   if (typeof document === 'object' && document !== null && !Array.isArray(document)) {
-    checkExpression(root.output, ['output'], problems);
+    checkExpression(root.output, ['output'], problems, ids);
     const input = root.input;
     if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
       for (const message of checkInputSchema(input)) problems.add(['input'], message);

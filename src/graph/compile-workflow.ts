@@ -116,6 +116,7 @@ function build(doc: WorkflowDocument, locate: Locate, source?: string): Compiled
   return {
     workflow: doc.workflow,
     version: doc.version ?? 1,
+    ...(doc.version !== undefined && { pinnedVersion: true as const }),
     ...(doc.input !== undefined && { inputSchema: structuredClone(doc.input) }),
     activities,
     order,

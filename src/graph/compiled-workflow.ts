@@ -70,7 +70,14 @@ export interface CompiledTransition {
 /** A compiled graph workflow. */
 export interface CompiledWorkflow {
   workflow: string;
+  /** The version: the one the definition names, else 1 until a deploy numbers it. */
   version: number;
+  /**
+   * Set when the definition names its version (`version:` in the file, `.version(n)` in
+   * the builder): a deploy stores exactly that version. Absent, a deploy stores a changed
+   * definition as the next version after the newest one stored.
+   */
+  pinnedVersion?: true;
   /** JSON Schema for the job input, when given. */
   inputSchema?: Record<string, unknown>;
   /** Activities by id. */

@@ -21,6 +21,7 @@ import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { logJobEnd, reportingJobEnds } from '../worker/job-ends.js';
 import { stderrLogger, type WorkerLogger } from '../worker/worker-options.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -108,8 +109,11 @@ export class AgentServer {
     const clock = options.clock ?? new SystemClock();
     this.consumer =
       options.consumer ?? `serve:${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const logger = options.logger ?? stderrLogger;
     const settings = {
-      store: options.store,
+      // Its transactions report the jobs agents' results end, which the server logs.
+      store: reportingJobEnds(options.store, (job) => logJobEnd(logger, job)),
+      logger,
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 60_000,
       maxDeliveries: options.maxDeliveries ?? 10,
@@ -120,7 +124,7 @@ export class AgentServer {
     };
     this.maxWaitMs = options.maxWaitMs ?? 60_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
-    this.logger = options.logger ?? stderrLogger;
+    this.logger = logger;
     this.registry = new AgentRegistry(options.store);
     this.decisions = new DecisionDesk(settings);
     this.tasks = new TaskDesk(settings);

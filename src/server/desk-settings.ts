@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { DurableEngine } from '../durable/durable-engine.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { Store } from '../store/store.js';
+import type { WorkerLogger } from '../worker/worker-options.js';
 
 /** Settings of the decision and task desks. */
 export interface DeskSettings {
@@ -21,4 +22,6 @@ export interface DeskSettings {
   graph: GraphEngine;
   /** How many finished or stale hand-outs are remembered (for precise 409s). */
   remember: number;
+  /** Where failed task attempts reported by agents are logged. */
+  logger?: WorkerLogger;
 }

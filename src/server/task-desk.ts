@@ -12,6 +12,7 @@ import type { Instance } from '../durable/instance.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import type { Json, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { logWarning } from '../worker/worker-options.js';
 import type { WireTaskResult } from './agent-wire.js';
 import type { DeskSettings } from './desk-settings.js';
 import { RecentMap } from './recent-map.js';
@@ -133,6 +134,15 @@ export class TaskDesk {
       throw error;
     }
     this.forget(uuid, result.status);
+    if (result.status === 'failed' && this.settings.logger) {
+      const { task } = handout;
+      logWarning(
+        this.settings.logger,
+        `task ${task.task} failed (job ${task.job}, activity ${task.a}, attempt ${task.attempt})`,
+        result.error,
+        { task: task.task, job: task.job, activity: task.a, attempt: task.attempt },
+      );
+    }
     return { status: 'recorded' };
   }
 

@@ -102,6 +102,10 @@ export interface ActivityRecord {
   output: Json;
   error: ErrorRecord | null;
   attempt: number;
+  /** When the activity started (epoch ms), null until it has. */
+  startedAt: number | null;
+  /** When the activity ended (epoch ms), null until it has. */
+  finishedAt: number | null;
   updatedAt: number;
 }
 
@@ -115,6 +119,10 @@ export interface ActivityWrite {
   output?: Json;
   error?: ErrorRecord | null;
   attempt?: number;
+  /** Epoch ms (null clears it). */
+  startedAt?: number | null;
+  /** Epoch ms (null clears it). */
+  finishedAt?: number | null;
 }
 
 /** A message to append to a stream. */

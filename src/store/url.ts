@@ -1,16 +1,29 @@
 /**
  * Store URLs, parsed in one place. `sqlite:<path>` (or `sqlite::memory:`) opens the
- * embedded store; `postgres://` or `postgresql://` opens PostgreSQL. Anything else is a
+ * embedded store (its directory must exist, except for the default `./.weft/weft.db`); `postgres://` or `postgresql://` opens PostgreSQL. Anything else is a
  * {@link ValidationError} that says what is accepted.
  */
+import { normalize } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 
 /** The embedded store used when no URL is given. */
 export const DEFAULT_STORE_URL = 'sqlite:./.weft/weft.db';
 
+/** The default database's path: the only SQLite path whose directory weft creates. */
+const DEFAULT_SQLITE_PATH = './.weft/weft.db';
+
 /** A parsed store URL. */
 export type StoreUrl =
-  | { dialect: 'sqlite'; path: string; memory: boolean }
+  | {
+      dialect: 'sqlite';
+      path: string;
+      memory: boolean;
+      /**
+       * True for the default database (`./.weft/weft.db`): its directory is created on
+       * first use. Any other path's directory must exist.
+       */
+      createDirectory: boolean;
+    }
   | {
       dialect: 'postgres';
       connectionString: string;
@@ -37,11 +50,17 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
         'store URL',
       );
     }
-    if (path === ':memory:') return { dialect: 'sqlite', path, memory: true };
+    if (path === ':memory:')
+      return { dialect: 'sqlite', path, memory: true, createDirectory: false };
     if (path.includes('\0')) {
       throw new ValidationError(`bad database path in ${JSON.stringify(text)}`, 'store URL');
     }
-    return { dialect: 'sqlite', path, memory: false };
+    return {
+      dialect: 'sqlite',
+      path,
+      memory: false,
+      createDirectory: normalize(path) === normalize(DEFAULT_SQLITE_PATH),
+    };
   }
   if (/^postgres(ql)?:\/\//.test(text)) {
     let parsed: URL;

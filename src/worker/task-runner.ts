@@ -18,6 +18,7 @@ import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import type { TaskHandlers } from './task-handler.js';
+import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */
 export type Responder = (tx: StoreTx, response: TaskResponse) => Promise<unknown>;
@@ -285,6 +286,20 @@ export class TaskRunner {
         .catch(() => {});
       this.finish(message.id);
       return;
+    }
+    if (response.status === 'error') {
+      logWarning(
+        this.settings.logger,
+        `task ${task.task} failed (job ${task.job}, activity ${task.a}, attempt ${task.attempt})`,
+        response.error,
+        {
+          task: task.task,
+          job: task.job,
+          activity: task.a,
+          ...(task.d ? { dimension: task.d } : {}),
+          attempt: task.attempt,
+        },
+      );
     }
     this.completions.push({ message, response });
     this.kickFlush();

@@ -3,14 +3,38 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
-import type { ErrorRecord } from '../store/records.js';
+import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
 
-/** Where a worker reports what went wrong. */
+/**
+ * Facts a log line carries beside its message: the task, job, activity, attempt, state,
+ * workflow… A logger prints them as fields (`--log-format json`) or after the message.
+ */
+export type LogFields = Record<string, Json | undefined>;
+
+/**
+ * Where a worker reports what happens: `error` for what went wrong (a job that ended in
+ * FAILURE, a loop that failed), `warn` for a failed handler attempt (the engine may try
+ * again), `info` for a job that ended in SUCCESS. `fields` and `warn` are optional, so a
+ * logger written as `{ error(m, e) {…}, info() {} }` still works (`warn` then goes to
+ * `error`). See `createCliLogger` in the CLI for the pino-based one `weft` uses.
+ */
 export interface WorkerLogger {
-  error(message: string, error?: ErrorRecord): void;
-  info(message: string): void;
+  error(message: string, error?: ErrorRecord, fields?: LogFields): void;
+  warn?(message: string, error?: ErrorRecord, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+}
+
+/** Logs a warning on `logger`, or an error when it has no `warn`. */
+export function logWarning(
+  logger: WorkerLogger,
+  message: string,
+  error?: ErrorRecord,
+  fields?: LogFields,
+): void {
+  if (logger.warn) logger.warn(message, error, fields);
+  else logger.error(message, error, fields);
 }
 
 /** How a worker runs. */
@@ -40,6 +64,11 @@ export interface WorkerOptions {
   idleMs?: number;
   /** On stop, how long running handlers may finish before being aborted (default 10000 ms). */
   graceMs?: number;
+  /**
+   * How long a loop may keep failing (the store unreachable, say) before the worker gives
+   * up: it stops and {@link Worker.run} rejects naming the last error (default 600000 ms).
+   */
+  giveUpMs?: number;
   /** A name for this worker's claims (default host:pid:random). */
   consumer?: string;
   clock?: Clock;
@@ -48,9 +77,14 @@ export interface WorkerOptions {
   onCommit?: (jobs: readonly string[]) => void;
 }
 
-/** The default logger: errors to stderr, nothing else. */
+/** The default logger of a library `Worker`: errors and warnings to stderr, nothing else. */
 export const stderrLogger: WorkerLogger = {
   error(message, error) {
+    process.stderr.write(
+      `weft worker: ${message}${error ? `: ${error.name}: ${error.message}` : ''}\n`,
+    );
+  },
+  warn(message, error) {
     process.stderr.write(
       `weft worker: ${message}${error ? `: ${error.name}: ${error.message}` : ''}\n`,
     );

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
-import { toErrorRecord } from '../core/errors.js';
+import { StoreError, toErrorRecord } from '../core/errors.js';
 import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
 import {
   DURABLE_STREAM,
@@ -20,6 +20,7 @@ import { GraphEngine } from '../engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
@@ -54,23 +55,33 @@ export class Worker {
   private lastFullPoll = Number.NEGATIVE_INFINITY;
   private stopping = false;
   private started = false;
+  private readonly giveUpMs: number;
+  /** Why the worker gave up (a store that stayed unreachable), once it did. */
+  private failure: Error | undefined;
+  /** Holds the process open while the worker runs (its wake-up timers do not). */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private readonly stoppedWaiters: (() => void)[] = [];
+  private stopped = false;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
     this.clock = options.clock ?? new SystemClock();
     this.consumer =
       options.consumer ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const logger = options.logger ?? stderrLogger;
     this.settings = {
-      store: options.store,
+      // Its transactions report the jobs they end, which the worker logs.
+      store: reportingJobEnds(options.store, (job) => logJobEnd(logger, job)),
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 30_000,
       batchSize: options.batchSize ?? 64,
       maxDeliveries: options.maxDeliveries ?? 10,
-      logger: options.logger ?? stderrLogger,
+      logger,
       onCommit: options.onCommit,
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
+    this.giveUpMs = options.giveUpMs ?? 600_000;
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
@@ -125,15 +136,19 @@ export class Worker {
       .filter((t) => t.model === 'durable');
     if (durable.length === 0) return;
     durable.sort((x, y) => x.job.localeCompare(y.job));
-    await this.store.transaction(async (tx) => {
+    await this.settings.store.transaction(async (tx) => {
       for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
     });
   }
 
-  /** Starts the loops. */
+  /**
+   * Starts the loops and returns; the worker then runs (and keeps the process alive)
+   * until {@link stop}. See {@link run} to wait for that.
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.keepAlive = setInterval(() => {}, 1 << 30);
     // Code-first workflows are known by name, so clients can start them.
     for (const name of this.durable.workflowNames) {
       await this.store.putDefinition({
@@ -164,23 +179,78 @@ export class Worker {
     ];
   }
 
+  /**
+   * Starts the worker and resolves when it has stopped ({@link stop}, from a signal
+   * handler say); rejects when it gave up: the store stayed unreachable for `giveUpMs`.
+   */
+  async run(): Promise<void> {
+    await this.start();
+    if (!this.stopped) await new Promise<void>((resolve) => this.stoppedWaiters.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * One loop: a turn, then a wait when there was nothing to do. A turn that fails (the
+   * store went away, say) is logged once, retried with backoff (250 ms doubling to 5 s)
+   * and logged again every 30 s while it keeps failing; the first turn that works says
+   * so. A loop failing for `giveUpMs` stops the worker, which then rejects {@link run}.
+   */
   private async loop(
     name: string,
     turn: () => Promise<number | 'idle'>,
     wake: WakeUp,
   ): Promise<void> {
+    let failingSince: number | undefined;
+    let failures = 0;
+    let lastLogged = 0;
     while (!this.stopping) {
       let result: number | 'idle';
       try {
         result = await turn();
       } catch (error) {
         if (this.stopping) break;
-        this.settings.logger.error(`${name} loop`, toErrorRecord(error) as ErrorRecord);
-        await wake.wait(Math.min(this.idleMs, 250));
+        const now = Date.now();
+        failingSince ??= now;
+        failures++;
+        const record = toErrorRecord(error) as ErrorRecord;
+        if (failures === 1 || now - lastLogged >= 30_000) {
+          lastLogged = now;
+          this.settings.logger.error(
+            failures === 1
+              ? `${name} loop failed; retrying`
+              : `${name} loop still failing after ${Math.round((now - failingSince) / 1000)} s; retrying`,
+            record,
+            { loop: name, failures },
+          );
+        }
+        if (now - failingSince >= this.giveUpMs) {
+          this.giveUp(
+            new StoreError(
+              `worker gave up: its ${name} loop failed for ${Math.round((now - failingSince) / 1000)} s (${failures} tries); last error: ${record.message}`,
+              { cause: error },
+            ),
+          );
+          break;
+        }
+        await wake.wait(Math.min(250 * 2 ** Math.min(failures - 1, 5), 5_000));
         continue;
+      }
+      if (failingSince !== undefined) {
+        this.settings.logger.info(
+          `${name} loop recovered after ${Math.round((Date.now() - failingSince) / 1000)} s (${failures} failed tries)`,
+          { loop: name, failures },
+        );
+        failingSince = undefined;
+        failures = 0;
       }
       if (result === 0 || result === 'idle') await wake.wait(this.waitFor(name));
     }
+  }
+
+  private giveUp(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    void this.stop();
   }
 
   private waitFor(name: string): number {
@@ -232,8 +302,14 @@ export class Worker {
    * Stops: no new claims; running handlers get `graceMs` to finish, then are aborted and
    * their messages given back; results already in are committed.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return;
+  stop(): Promise<void> {
+    this.stopping_ ??= this.shutDown();
+    return this.stopping_;
+  }
+
+  private stopping_: Promise<void> | undefined;
+
+  private async shutDown(): Promise<void> {
     this.stopping = true;
     this.engineWake.wake();
     this.taskWake.wake();
@@ -241,6 +317,9 @@ export class Worker {
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
+    clearInterval(this.keepAlive);
+    this.stopped = true;
+    for (const resolve of this.stoppedWaiters.splice(0)) resolve();
   }
 
   /** Runs one engine message in a transaction: for tests that inject messages by hand. */

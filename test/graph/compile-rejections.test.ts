@@ -192,6 +192,41 @@ const cases: Case[] = [
     undefined,
   ],
   [
+    'an input reading a misspelt activity',
+    file(
+      ['  charge: { kind: task }', '  ship: { kind: task, input: "chrage.output.id" }'],
+      ['  start: [charge]', '  charge: [ship]'],
+    ),
+    /input at position 0 reads "chrage", which is neither `input` nor an activity id \(charge, ship, start\)/,
+    5,
+    'ship',
+  ],
+  [
+    'a condition reading an unknown name inside a function call',
+    file(['  a: { kind: task }'], ['  start:', '    - { to: a, when: "$not(inptu.go)" }']),
+    /when at position 5 reads "inptu", which is neither `input` nor an activity id/,
+    7,
+    'start',
+  ],
+  [
+    'an output reading an unknown name in an object',
+    file(
+      ['  a: { kind: task }'],
+      ['  start: [a]'],
+      ["output: \"{ 'id': a.output.id, 'n': count }\""],
+    ),
+    /output at position 26 reads "count", which is neither `input` nor an activity id/,
+    7,
+    undefined,
+  ],
+  [
+    'an output reading an unknown name through $$',
+    file(['  a: { kind: task }'], ['  start: [a]'], ['output: "a.output.items[$$.limt > 0]"']),
+    /output at position 18 reads "limt"/,
+    7,
+    undefined,
+  ],
+  [
     'an empty expression',
     file(['  a: { kind: task, input: "" }']),
     /an expression must not be empty/,
@@ -518,6 +553,24 @@ describe('the definition error', () => {
     ['two documents', 'workflow: a\n---\nworkflow: b\n'],
   ])('rejects %s', (_name, text) => {
     expect(problemsOf(text).length).toBeGreaterThan(0);
+  });
+
+  it('allows names relative to a path step, a filter, a sort, a group or a function', () => {
+    const wf = compileWorkflow(
+      file(
+        [
+          '  a: { kind: task }',
+          "  b: { kind: task, input: \"{ 'big': input.items[qty > 1].name, 'n': $count(a.output) }\" }",
+          "  c: { kind: task, input: \"input.items^(>qty).{ 'q': qty, 'p': $$.input.p }\" }",
+          '  d: { kind: task, input: "$map(input.xs, function($v) { $v.q + w })" }',
+          '  e: { kind: task, input: "input.items{ kind: $sum(qty) }" }',
+          '  f: { kind: task, input: "$.input.x & $string(`a`.output) & \'input\'" }',
+        ],
+        ['  start: [a]', '  a: [b, c, d, e, f]'],
+        ['output: "a.output ? b.output : $$.c.output"'],
+      ),
+    );
+    expect(wf.order).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'start']);
   });
 
   it('allows await of its own workflow when it does not wait', () => {

@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function openError(url: string): Promise<StoreError> {
+async function openError(url: string | undefined): Promise<StoreError> {
   const error = await openStore(url).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(StoreError);
   return error as StoreError;
@@ -39,8 +39,17 @@ describe('the SQLite store', () => {
     }
   });
 
-  it('creates missing directories and uses WAL with the chosen synchronous level', async () => {
-    const file = join(dir, 'a', 'b', 'weft.db');
+  it('a path whose directory does not exist is a StoreError naming it, and creates nothing', async () => {
+    const file = join(dir, 'typo', 'weft.db');
+    const error = await openError(`sqlite:${file}`);
+    expect(error.code).toBe('STORE_PATH');
+    expect(error.message).toContain(join(dir, 'typo'));
+    expect(error.message).toMatch(/does not exist/);
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
+  });
+
+  it('uses WAL with the chosen synchronous level', async () => {
+    const file = join(dir, 'weft.db');
     const store = await openStore(`sqlite:${file}`, { synchronous: 'normal' });
     await store.createJob({ id: 'j', workflow: 'w', version: 1, model: 'graph', input: null });
     await store.close();
@@ -73,12 +82,17 @@ describe('the SQLite store', () => {
     expect(error.message).toMatch(/not a SQLite database/);
   });
 
-  it('a directory that cannot be created is a StoreError naming the path', async () => {
-    const blocker = join(dir, 'file');
-    writeFileSync(blocker, 'x');
-    const error = await openError(`sqlite:${join(blocker, 'sub', 'weft.db')}`);
-    expect(error.message).toContain(blocker);
-    expect(error.message).toMatch(/cannot create the directory/);
+  it("the default database's directory that cannot be created is a StoreError naming it", async () => {
+    const before = process.cwd();
+    writeFileSync(join(dir, '.weft'), 'x');
+    process.chdir(dir);
+    try {
+      const error = await openError(undefined);
+      expect(error.message).toContain(join(dir, '.weft'));
+      expect(error.message).toMatch(/cannot create the directory/);
+    } finally {
+      process.chdir(before);
+    }
   });
 
   it('sqlite::memory: is a private, working store', async () => {

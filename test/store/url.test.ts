@@ -10,7 +10,15 @@ describe('parseStoreUrl', () => {
       dialect: 'sqlite',
       path: './.weft/weft.db',
       memory: false,
+      createDirectory: true,
     });
+  });
+
+  it('creates the directory of the default database only, however it is written', () => {
+    expect(parseStoreUrl('sqlite:./.weft/weft.db')).toMatchObject({ createDirectory: true });
+    expect(parseStoreUrl('sqlite:.weft/weft.db')).toMatchObject({ createDirectory: true });
+    expect(parseStoreUrl('sqlite:./.weft/other.db')).toMatchObject({ createDirectory: false });
+    expect(parseStoreUrl('sqlite:/tmp/.weft/weft.db')).toMatchObject({ createDirectory: false });
   });
 
   it('accepts SQLite paths and memory', () => {
@@ -21,6 +29,7 @@ describe('parseStoreUrl', () => {
       dialect: 'sqlite',
       path: ':memory:',
       memory: true,
+      createDirectory: false,
     });
   });
 

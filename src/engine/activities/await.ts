@@ -50,6 +50,8 @@ export const awaitKind: ActivityKind = {
       status: 'RUNNING',
       input,
       output: { job: child } as Json,
+      startedAt: step.clock.now(),
+      finishedAt: null,
     });
     if (activity.await === false) {
       await finishActivity(step, address, { outcome: 'success', output: { job: child } });

@@ -46,6 +46,8 @@ export const cycle: ActivityKind = {
       dimension: address.d,
       status: 'SUCCESS',
       output: { iteration: Number(iteration) },
+      startedAt: step.clock.now(),
+      finishedAt: step.clock.now(),
     });
     for (const id of step.wf.reentered.get(address.a) ?? []) {
       if (FINISHED.has(await step.digit(id))) await step.move(id, COLLATION_DIGITS.pending);

@@ -32,6 +32,8 @@ export const hook: ActivityKind = {
       activity: address.a,
       dimension: address.d,
       status: 'RUNNING',
+      startedAt: step.clock.now(),
+      finishedAt: null,
     });
     const payload = { k: 'signal', ...address } as unknown as Json;
     step.registerWaiter({

@@ -22,6 +22,8 @@ export const sleep: ActivityKind = {
       dimension: address.d,
       status: 'RUNNING',
       input: { until: at },
+      startedAt: step.clock.now(),
+      finishedAt: null,
     });
     step.scheduleTimer({
       key: `sleep:${address.job}:${address.a}:${address.d}`,

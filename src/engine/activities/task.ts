@@ -44,6 +44,8 @@ export const task: ActivityKind = {
       status: 'RUNNING',
       input,
       attempt: 1,
+      startedAt: step.clock.now(),
+      finishedAt: null,
     });
     sendTask(step, {
       ...address,

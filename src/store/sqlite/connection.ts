@@ -1,5 +1,6 @@
 /**
- * Opening one SQLite connection: checks the path, creates its directory, sets the
+ * Opening one SQLite connection: checks the path (its directory must exist; only the
+ * default database's directory is created), sets the
  * pragmas (WAL, foreign keys, synchronous), and turns every way a path can be wrong into
  * a {@link StoreError} that names the path and says what to do. Also the busy handling:
  * the connection never sleeps inside SQLite (busy_timeout 0 after open); callers retry
@@ -17,16 +18,18 @@ export type Db = Database.Database;
 /** How long a caller waits for another writer before giving up, in ms. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-const HINT = 'use sqlite:<path to a file> (its directory is created) or sqlite::memory:';
+const HINT =
+  'use sqlite:<path to a file in an existing directory>, sqlite::memory:, or no store URL for ./.weft/weft.db';
 
 /** Opens and configures a connection to `path` (`:memory:` for a private in-memory store). */
 export function openConnection(
   path: string,
   memory: boolean,
   synchronous: 'full' | 'normal' = 'full',
+  createDirectory = false,
 ): Db {
   const file = memory ? ':memory:' : resolve(path);
-  if (!memory) prepareLocation(path, file);
+  if (!memory) prepareLocation(path, file, createDirectory);
   let db: Db | undefined;
   try {
     db = new Database(file);
@@ -49,15 +52,31 @@ export function openConnection(
   }
 }
 
-function prepareLocation(path: string, file: string): void {
+function prepareLocation(path: string, file: string, createDirectory: boolean): void {
   const dir = dirname(file);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (cause) {
-    throw new StoreError(
-      `cannot create the directory ${dir} for the SQLite database ${path}: ${messageOf(cause)}; create it yourself or choose another path (${HINT})`,
-      { cause, code: 'STORE_PATH' },
-    );
+  if (createDirectory) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (cause) {
+      throw new StoreError(
+        `cannot create the directory ${dir} for the SQLite database ${path}: ${messageOf(cause)}; create it yourself or choose another path (${HINT})`,
+        { cause, code: 'STORE_PATH' },
+      );
+    }
+  } else {
+    let dirIsDirectory = false;
+    try {
+      dirIsDirectory = statSync(dir).isDirectory();
+    } catch {
+      // Absent.
+    }
+    if (!dirIsDirectory) {
+      // A typo in a path must not silently start a new, empty database elsewhere.
+      throw new StoreError(
+        `the directory ${dir} of the SQLite database ${path} does not exist; create it first (mkdir -p ${dir}) or fix the path (${HINT})`,
+        { code: 'STORE_PATH' },
+      );
+    }
   }
   let isDirectory = false;
   try {

@@ -41,7 +41,7 @@ export async function openSqliteStore(
   options: StoreOptions = {},
 ): Promise<Store> {
   const clock = options.clock ?? new SystemClock();
-  const db = openConnection(url.path, url.memory, options.synchronous);
+  const db = openConnection(url.path, url.memory, options.synchronous, url.createDirectory);
   try {
     await migrate(db, url.path, clock.now(), options.migrate ?? true);
   } catch (error) {

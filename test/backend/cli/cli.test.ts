@@ -164,7 +164,9 @@ describe('weft validate', () => {
 
 describe('job commands', () => {
   it('deploy, start (id on the last line), signal, result --wait, status, list, cancel', async () => {
-    expect((await weft('deploy', file('approval.yaml', approval))).out).toBe('deployed approval@1');
+    expect((await weft('deploy', file('approval.yaml', approval))).out).toBe(
+      'deployed approval version 1',
+    );
     const started = await weft('start', 'approval', '--input', '{"order":1}');
     expect(started.code).toBe(0);
     const id = started.lines.at(-1) as string;

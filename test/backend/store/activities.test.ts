@@ -55,6 +55,35 @@ describe('activities', () => {
     });
   });
 
+  it('keeps when an activity started and ended, and a write that leaves them out keeps them', async () => {
+    await store.putActivity({ job: 'j', activity: 'a', status: 'PENDING' });
+    expect(await store.getActivity('j', 'a')).toMatchObject({ startedAt: null, finishedAt: null });
+    await store.putActivity({ job: 'j', activity: 'a', status: 'RUNNING', startedAt: 1_000 });
+    await store.putActivity({
+      job: 'j',
+      activity: 'a',
+      attempt: 2,
+      error: { name: 'E', message: 'm' },
+    });
+    expect(await store.getActivity('j', 'a')).toMatchObject({
+      status: 'RUNNING',
+      attempt: 2,
+      startedAt: 1_000,
+      finishedAt: null,
+    });
+    await store.putActivity({
+      job: 'j',
+      activity: 'a',
+      status: 'SUCCESS',
+      finishedAt: 1_700_000_000_123,
+    });
+    const [ended] = await store.listActivities('j');
+    expect(ended).toMatchObject({ startedAt: 1_000, finishedAt: 1_700_000_000_123 });
+    expect(typeof ended?.finishedAt).toBe('number');
+    await store.putActivity({ job: 'j', activity: 'a', finishedAt: null });
+    expect(await store.getActivity('j', 'a')).toMatchObject({ startedAt: 1_000, finishedAt: null });
+  });
+
   it('keeps dimensions apart and lists a job’s activities', async () => {
     await store.putActivity({ job: 'j', activity: 'b', status: 'PENDING' });
     await store.putActivity({ job: 'j', activity: 'a', dimension: ',1', status: 'RUNNING' });

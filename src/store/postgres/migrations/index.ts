@@ -4,6 +4,7 @@
  * edit one that has shipped.
  */
 import { initial } from './0001-initial.js';
+import { activityTimes } from './0002-activity-times.js';
 
 /** One numbered schema change. */
 export interface PostgresMigration {
@@ -16,4 +17,4 @@ export interface PostgresMigration {
 }
 
 /** Every PostgreSQL migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [initial];
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [initial, activityTimes];

@@ -1,7 +1,7 @@
 /**
  * PostgreSQL activity data: one row per (job, activity, dimension), upserted in one
  * statement so that fields a write leaves out keep their stored values (defaults: status
- * `PENDING`, input, output and error null, attempt 0).
+ * `PENDING`, input, output and error null, attempt 0, no start or finish time).
  */
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import { type Db, has, sql, toJson } from './context.js';
@@ -15,6 +15,8 @@ interface ActivityRow {
   output: Json;
   error: ErrorRecord | null;
   attempt: number;
+  started_at: number | null;
+  finished_at: number | null;
   updated_at: number;
 }
 
@@ -28,6 +30,8 @@ function toActivity(row: ActivityRow): ActivityRecord {
     output: row.output,
     error: row.error,
     attempt: row.attempt,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
     updatedAt: row.updated_at,
   };
 }
@@ -35,19 +39,23 @@ function toActivity(row: ActivityRow): ActivityRecord {
 /** The status of an activity written without one. */
 export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
 
-const COLUMNS = 'job, activity, dimension, status, input, output, error, attempt, updated_at';
+const COLUMNS =
+  'job, activity, dimension, status, input, output, error, attempt, started_at, finished_at, updated_at';
 
 const UPSERT = sql(
   'activity_put',
   `INSERT INTO weft_activities AS a
-     (job, activity, dimension, status, input, output, error, attempt, updated_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     (job, activity, dimension, status, input, output, error, attempt, updated_at,
+      started_at, finished_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $15, $16)
    ON CONFLICT (job, activity, dimension) DO UPDATE SET
      status = CASE WHEN $10 THEN EXCLUDED.status ELSE a.status END,
      input = CASE WHEN $11 THEN EXCLUDED.input ELSE a.input END,
      output = CASE WHEN $12 THEN EXCLUDED.output ELSE a.output END,
      error = CASE WHEN $13 THEN EXCLUDED.error ELSE a.error END,
      attempt = CASE WHEN $14 THEN EXCLUDED.attempt ELSE a.attempt END,
+     started_at = CASE WHEN $17 THEN EXCLUDED.started_at ELSE a.started_at END,
+     finished_at = CASE WHEN $18 THEN EXCLUDED.finished_at ELSE a.finished_at END,
      updated_at = EXCLUDED.updated_at`,
 );
 const SELECT_ONE = sql(
@@ -78,6 +86,10 @@ export const activities = {
       has(write, 'output'),
       has(write, 'error'),
       has(write, 'attempt'),
+      write.startedAt ?? null,
+      write.finishedAt ?? null,
+      has(write, 'startedAt'),
+      has(write, 'finishedAt'),
     ]);
   },
 

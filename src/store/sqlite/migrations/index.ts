@@ -4,6 +4,7 @@
  * one that has shipped.
  */
 import { initial } from './0001-initial.js';
+import { activityTimes } from './0002-activity-times.js';
 
 /** One numbered schema change. */
 export interface Migration {
@@ -16,4 +17,4 @@ export interface Migration {
 }
 
 /** Every SQLite migration, oldest first. */
-export const SQLITE_MIGRATIONS: readonly Migration[] = [initial];
+export const SQLITE_MIGRATIONS: readonly Migration[] = [initial, activityTimes];

@@ -21,6 +21,8 @@ interface ActivityRow {
   output: string;
   error: string | null;
   attempt: number;
+  started_at: number | null;
+  finished_at: number | null;
   updated_at: number;
 }
 
@@ -34,6 +36,8 @@ function toActivity(row: ActivityRow): ActivityRecord {
     output: fromJson(row.output),
     error: fromJsonOrNull<ErrorRecord>(row.error),
     attempt: row.attempt,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
     updatedAt: row.updated_at,
   };
 }
@@ -50,14 +54,18 @@ export class SqliteActivities {
   constructor(private readonly ctx: OpsContext) {
     const { db } = ctx;
     this.upsert = db.prepare(`INSERT INTO weft_activities
-        (job, activity, dimension, status, input, output, error, attempt, updated_at)
-      VALUES (@job, @activity, @dimension, @status, @input, @output, @error, @attempt, @now)
+        (job, activity, dimension, status, input, output, error, attempt, started_at,
+         finished_at, updated_at)
+      VALUES (@job, @activity, @dimension, @status, @input, @output, @error, @attempt,
+        @started_at, @finished_at, @now)
       ON CONFLICT (job, activity, dimension) DO UPDATE SET
         status = CASE WHEN @has_status THEN excluded.status ELSE status END,
         input = CASE WHEN @has_input THEN excluded.input ELSE input END,
         output = CASE WHEN @has_output THEN excluded.output ELSE output END,
         error = CASE WHEN @has_error THEN excluded.error ELSE error END,
         attempt = CASE WHEN @has_attempt THEN excluded.attempt ELSE attempt END,
+        started_at = CASE WHEN @has_started_at THEN excluded.started_at ELSE started_at END,
+        finished_at = CASE WHEN @has_finished_at THEN excluded.finished_at ELSE finished_at END,
         updated_at = excluded.updated_at`);
     this.selectOne = db.prepare(
       'SELECT * FROM weft_activities WHERE job = ? AND activity = ? AND dimension = ?',
@@ -78,12 +86,16 @@ export class SqliteActivities {
       output: toJson(write.output),
       error: write.error ? JSON.stringify(write.error) : null,
       attempt: write.attempt ?? 0,
+      started_at: write.startedAt ?? null,
+      finished_at: write.finishedAt ?? null,
       now: this.ctx.clock.now(),
       has_status: has(write, 'status'),
       has_input: has(write, 'input'),
       has_output: has(write, 'output'),
       has_error: has(write, 'error'),
       has_attempt: has(write, 'attempt'),
+      has_started_at: has(write, 'startedAt'),
+      has_finished_at: has(write, 'finishedAt'),
     });
   }
 
