@@ -59,6 +59,12 @@ export interface StoreTx {
   /** Lists jobs by filter, in id (creation) order. */
   listJobs(filter?: JobFilter): Promise<JobRecord[]>;
 
+  /**
+   * Locks several jobs at once, in id order (so batches that share jobs never deadlock),
+   * and returns those that exist, in id order.
+   */
+  lockJobs(ids: string[]): Promise<JobRecord[]>;
+
   // ── definitions ───────────────────────────────────────────────────────
   /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>): Promise<DefinitionRecord>;
@@ -78,6 +84,14 @@ export interface StoreTx {
   /** Every counter of a job, keyed `field` for job counters and `activity/dimension/field` for activity counters. */
   listCounters(job: string): Promise<Map<string, bigint>>;
 
+  /** Reads several counters at once; `undefined` for those never written. */
+  getCounters(refs: CounterRef[]): Promise<(bigint | undefined)[]>;
+  /**
+   * Applies several adds at once and returns the new values in order. Each counter may
+   * appear once. `expect` is not checked here (see `applyUnit`).
+   */
+  addCounters(adds: CounterAdd[]): Promise<bigint[]>;
+
   // ── activity data ─────────────────────────────────────────────────────
   /** Upserts an activity's data; absent fields keep their stored values. */
   putActivity(write: ActivityWrite): Promise<void>;
@@ -90,6 +104,11 @@ export interface StoreTx {
   /** Every activity record of a job. */
   listActivities(job: string): Promise<ActivityRecord[]>;
 
+  /** Reads several activities at once, in order; `undefined` for those never written. */
+  getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]>;
+  /** Upserts several activities at once, as {@link putActivity} each; each key may appear once. */
+  putActivities(writes: ActivityWrite[]): Promise<void>;
+
   // ── streams ───────────────────────────────────────────────────────────
   /** Appends messages; returns their ids in order. Notifies `stream:<name>` after commit. */
   append(messages: NewMessage[]): Promise<string[]>;
@@ -101,6 +120,8 @@ export interface StoreTx {
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
   /** Completes and deletes a message held by `consumer`; false when it no longer holds it. */
   ack(stream: string, id: string, consumer: string): Promise<boolean>;
+  /** Acks several messages of one stream; returns the ids `consumer` still held (now deleted). */
+  ackMany(stream: string, ids: string[], consumer: string): Promise<string[]>;
   /** Extends the leases `consumer` holds on these messages; returns the ids it still held. */
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]>;
   /** Gives a held message back (CLAIMED→UNCLAIMED), claimable again after `delayMs`. */
@@ -175,6 +196,14 @@ export interface Store extends StoreTx {
   subscribe(notice: Notice, listener: () => void): Promise<() => Promise<void>>;
   /** Closes connections and listeners. */
   close(): Promise<void>;
+}
+
+/** Which activity record: (job, activity, dimension). */
+export interface ActivityKey {
+  job: string;
+  activity: string;
+  /** `''` when absent. */
+  dimension?: string;
 }
 
 /** A counter add in a unit of work. */
