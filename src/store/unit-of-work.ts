@@ -6,7 +6,7 @@
  * expected fails the unit, so a plan made from stale reads never commits.
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
-import type { CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
+import type { CounterAdd, CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
 export interface UnitResult {
@@ -21,6 +21,23 @@ function describe(ref: CounterRef): string {
   return `counter ${ref.field}${where} of job ${ref.job}`;
 }
 
+function refKey(ref: CounterRef): string {
+  return [ref.job, ref.activity ?? '', ref.dimension ?? '', ref.field].join('\u0000');
+}
+
+function unique(keys: string[]): boolean {
+  return new Set(keys).size === keys.length;
+}
+
+/** The adds as one set-based statement when each counter appears once, else one by one. */
+async function addAll(tx: StoreTx, adds: CounterAdd[]): Promise<bigint[]> {
+  if (adds.length === 0) return [];
+  if (unique(adds.map((a) => refKey(a.ref)))) return tx.addCounters(adds);
+  const out: bigint[] = [];
+  for (const c of adds) out.push(await tx.addCounter(c.ref, c.delta, c.initial));
+  return out;
+}
+
 /** Applies a unit inside an open transaction. */
 export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResult> {
   if (unit.ack) {
@@ -29,18 +46,23 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   }
   for (const job of unit.jobs ?? []) await tx.createJob(job);
   const messageIds = unit.append?.length ? await tx.append(unit.append) : [];
-  const counters: bigint[] = [];
-  for (const c of unit.counters ?? []) {
-    const value = await tx.addCounter(c.ref, c.delta, c.initial);
+  const adds = unit.counters ?? [];
+  const counters = await addAll(tx, adds);
+  for (const [i, c] of adds.entries()) {
+    const value = counters[i] as bigint;
     if (c.expect !== undefined && value !== c.expect) {
       throw new WeftError(
         'INTERNAL',
         `${describe(c.ref)} is ${value}, expected ${c.expect}: it changed while its job was locked`,
       );
     }
-    counters.push(value);
   }
-  for (const write of unit.activities ?? []) await tx.putActivity(write);
+  const writes = unit.activities ?? [];
+  if (unique(writes.map((w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`))) {
+    await tx.putActivities(writes);
+  } else {
+    for (const write of writes) await tx.putActivity(write);
+  }
   for (const key of unit.cancelTimers ?? []) await tx.cancelTimer(key);
   for (const timer of unit.timers ?? []) await tx.scheduleTimer(timer);
   for (const key of unit.removeWaiters ?? []) await tx.removeWaiter(key);
