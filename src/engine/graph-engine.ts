@@ -9,7 +9,7 @@ import { toErrorRecord, ValidationError } from '../core/errors.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
-import { applyUnit } from '../store/unit-of-work.js';
+import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
 import type { ActivityKind } from './activities/activity-kind.js';
 import { awaitKind, respondChild } from './activities/await.js';
 import { cycle } from './activities/cycle.js';
@@ -50,6 +50,13 @@ export interface GraphEngineOptions {
   inlineSteps?: number;
 }
 
+/** One piece of a batch: a step to run over a job's state. */
+interface BatchWork {
+  job: string;
+  d: string;
+  body: (step: Step) => Promise<boolean>;
+}
+
 /** How many more steps the current call may run inline. */
 interface InlineBudget {
   left: number;
@@ -75,7 +82,33 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, async (step) => {
+    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, this.bodyOf(message));
+  }
+
+  /**
+   * Runs a batch of engine messages as one unit: the batch's jobs are locked in id order
+   * and read in two set-based queries (their counters and activity records), every step
+   * plans over that snapshot in memory, in message order, and all their writes are
+   * applied at the end in one unit of work. A job that ends in the batch drops the
+   * messages after it, as it would had each committed alone.
+   */
+  async handleBatch(tx: StoreTx, messages: readonly EngineMessage[]): Promise<StepResult[]> {
+    return this.runBatch(
+      tx,
+      messages.map((m) => ({ job: m.job, d: m.d, body: this.bodyOf(m) })),
+    );
+  }
+
+  /** Runs several task responses (Leg2s) as one unit, as {@link handleBatch} does. */
+  async respondBatch(tx: StoreTx, responses: readonly TaskResponse[]): Promise<StepResult[]> {
+    return this.runBatch(
+      tx,
+      responses.map((r) => ({ job: r.job, d: r.d, body: (step) => respondTask(step, r) })),
+    );
+  }
+
+  private bodyOf(message: EngineMessage): (step: Step) => Promise<boolean> {
+    return async (step) => {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
         case 'enter':
@@ -94,7 +127,7 @@ export class GraphEngine {
             ENGINE_STREAM,
           );
       }
-    });
+    };
   }
 
   /** Leg1 of an activity; false when it already ran. */
@@ -120,6 +153,51 @@ export class GraphEngine {
   ): Promise<StepResult> {
     const job = await tx.lockJob(jobId);
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
+    const state = new JobState(tx, job);
+    const result = await this.advance(tx, state, dimension, budget, body);
+    await applyUnit(tx, state.unit());
+    return result;
+  }
+
+  private async runBatch(tx: StoreTx, works: BatchWork[]): Promise<StepResult[]> {
+    const ids = [...new Set(works.map((w) => w.job))];
+    const live = (await tx.lockJobs(ids)).filter(
+      (job) => job.state === 'RUNNING' && job.model === 'graph',
+    );
+    const liveIds = live.map((job) => job.id);
+    const counters = await tx.countersOfJobs(liveIds);
+    const records = await tx.activitiesOfJobs(liveIds);
+    const states = new Map<string, JobState>();
+    for (const job of live) {
+      const state = new JobState(tx, job);
+      state.seed(
+        counters.filter((c) => c.ref.job === job.id),
+        records.filter((r) => r.job === job.id),
+      );
+      states.set(job.id, state);
+    }
+    const results: StepResult[] = [];
+    for (const work of works) {
+      const state = states.get(work.job);
+      if (state?.job.state !== 'RUNNING') {
+        results.push({ status: 'dropped' });
+        continue;
+      }
+      results.push(await this.advance(tx, state, work.d, { left: this.inlineSteps }, work.body));
+    }
+    await applyUnit(tx, mergeUnits([...states.values()].map((s) => s.unit())));
+    return results;
+  }
+
+  /** Runs one step (and the steps it holds back) over a job's state, planning only. */
+  private async advance(
+    tx: StoreTx,
+    state: JobState,
+    dimension: string,
+    budget: InlineBudget,
+    body: (step: Step) => Promise<boolean>,
+  ): Promise<StepResult> {
+    const { job } = state;
     const wf = await this.cache.get(tx, job.workflow, job.version);
     const loadLatest = async (workflow: string): Promise<LoadedWorkflow> => {
       const record = await tx.getDefinition(workflow);
@@ -131,7 +209,7 @@ export class GraphEngine {
       }
       return this.cache.get(tx, workflow, record.version);
     };
-    const step = new Step(new JobState(tx, job), wf, this.clock, dimension, loadLatest);
+    const step = new Step(state, wf, this.clock, dimension, loadLatest);
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
@@ -139,7 +217,7 @@ export class GraphEngine {
     if (hold) step.holdBack(hold);
     if (!(await body(step))) return { status: 'duplicate' };
     // Held `enter` messages run now, in this transaction, each a step of its own that
-    // continues from the one before; the last one flushes them all.
+    // continues from the one before.
     let last = step;
     const queue = step.takeHeld();
     for (let message = queue.shift(); message; message = queue.shift()) {
@@ -151,7 +229,6 @@ export class GraphEngine {
     }
     const key = await last.collation();
     const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
-    await applyUnit(tx, last.unit());
     return ended ? { status: 'ran', ended } : { status: 'ran' };
   }
 

@@ -27,6 +27,8 @@ export class JobState {
   private readonly counters = new Map<string, CounterEntry>();
   private readonly records = new Map<string, ActivityRecord | undefined>();
   private listed = false;
+  /** Set by {@link seed}: every counter of this job is in memory, so a miss means absent. */
+  private seeded = false;
   private readonly writes = new Map<string, ActivityWrite>();
   private readonly planned: Required<Omit<UnitOfWork, 'ack' | 'counters' | 'activities'>> = {
     jobs: [],
@@ -41,9 +43,26 @@ export class JobState {
 
   constructor(
     private readonly tx: StoreTx,
-    /** The locked job, as read when the lock was taken (its error is kept current). */
+    /** The locked job, as read when the lock was taken (its error and state kept current). */
     readonly job: JobRecord,
   ) {}
+
+  /**
+   * Fills the state with everything stored for the job — its counters and activity
+   * records, read for a whole batch of jobs at once — so its steps read nothing more.
+   */
+  seed(counters: { ref: CounterRef; value: bigint }[], records: ActivityRecord[]): void {
+    for (const c of counters) {
+      const key = counterKey(c.ref);
+      if (!this.counters.has(key)) this.counters.set(key, { value: c.value });
+    }
+    for (const r of records) {
+      const key = activityKey(r.job, r.activity, r.dimension);
+      if (!this.records.has(key)) this.records.set(key, r);
+    }
+    this.seeded = true;
+    this.listed = true;
+  }
 
   /** A counter's value: stored plus planned adds; undefined when it does not exist. */
   async counter(ref: CounterRef): Promise<bigint | undefined> {
@@ -72,7 +91,8 @@ export class JobState {
     const key = counterKey(ref);
     let entry = this.counters.get(key);
     if (!entry) {
-      entry = { value: await this.tx.getCounter(ref) };
+      const known = this.seeded && ref.job === this.job.id;
+      entry = { value: known ? undefined : await this.tx.getCounter(ref) };
       this.counters.set(key, entry);
     }
     return entry;

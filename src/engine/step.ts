@@ -183,6 +183,8 @@ export class Step {
   /** Plans this job's move to a final state. */
   endJob(from: FlowState, to: FlowState, patch: JobPatch): void {
     this.state.plan.jobStates.push({ id: this.job.id, from, to, patch });
+    // Later steps of the same batch see the job over.
+    this.job.state = to;
   }
 
   // ── expressions ────────────────────────────────────────────────────────

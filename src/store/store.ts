@@ -84,6 +84,8 @@ export interface StoreTx {
   /** Every counter of a job, keyed `field` for job counters and `activity/dimension/field` for activity counters. */
   listCounters(job: string): Promise<Map<string, bigint>>;
 
+  /** Every counter of these jobs, with its reference (a batch's snapshot). */
+  countersOfJobs(jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]>;
   /** Reads several counters at once; `undefined` for those never written. */
   getCounters(refs: CounterRef[]): Promise<(bigint | undefined)[]>;
   /**
@@ -104,6 +106,8 @@ export interface StoreTx {
   /** Every activity record of a job. */
   listActivities(job: string): Promise<ActivityRecord[]>;
 
+  /** Every activity record of these jobs (a batch's snapshot). */
+  activitiesOfJobs(jobs: string[]): Promise<ActivityRecord[]>;
   /** Reads several activities at once, in order; `undefined` for those never written. */
   getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]>;
   /** Upserts several activities at once, as {@link putActivity} each; each key may appear once. */

@@ -80,3 +80,16 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
 export function commitUnit(store: Store, unit: UnitOfWork): Promise<UnitResult> {
   return store.transaction((tx) => applyUnit(tx, unit));
 }
+
+/** Several units as one: each list the concatenation of theirs, in order. */
+export function mergeUnits(units: UnitOfWork[]): UnitOfWork {
+  if (units.length === 1) return units[0] as UnitOfWork;
+  const merged: Record<string, unknown[]> = {};
+  for (const unit of units) {
+    for (const [name, value] of Object.entries(unit)) {
+      if (name === 'ack') throw new WeftError('INTERNAL', 'units with an ack do not merge');
+      if (Array.isArray(value) && value.length > 0) (merged[name] ??= []).push(...value);
+    }
+  }
+  return merged as UnitOfWork;
+}

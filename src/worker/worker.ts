@@ -17,19 +17,30 @@ import {
   decisionStream,
 } from '../durable/durable-messages.js';
 import { GraphEngine } from '../engine/graph-engine.js';
-import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
+import {
+  ENGINE_STREAM,
+  type EngineMessage,
+  type TaskMessage,
+  type TaskResponse,
+} from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
-import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
+import {
+  type BatchHandler,
+  type MessageHandler,
+  type ProcessorSettings,
+  processBatch,
+} from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
 import { stderrLogger, type WorkerOptions } from './worker-options.js';
 
-/** An engine stream and what runs its messages. */
+/** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
   stream: string;
   handle: MessageHandler;
+  handleBatch?: BatchHandler;
 }
 
 /** Runs engine steps, task handlers and timers until stopped. */
@@ -93,6 +104,12 @@ export class Worker {
         handle: async (tx, message) => {
           await this.graph.handle(tx, message.payload as unknown as EngineMessage);
         },
+        handleBatch: async (tx, messages) => {
+          await this.graph.handleBatch(
+            tx,
+            messages.map((m) => m.payload as unknown as EngineMessage),
+          );
+        },
       },
       { stream: DURABLE_STREAM, handle: durable },
       ...this.durable.workflowNames.map((name) => ({
@@ -108,19 +125,25 @@ export class Worker {
           (options.tasks ?? []).map((t) => [t.name, (input: unknown) => t.run(input as never)]),
         ),
       },
-      async (tx, response) => {
-        if (response.model !== 'durable') return this.graph.respond(tx, response);
-        await this.durable.act(
-          tx,
-          response.job,
-          response.status === 'success'
-            ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-            : {
-                type: 'onFailure',
-                uuid: response.a,
-                error: response.error ?? { name: 'Error', message: 'task failed' },
-              },
-        );
+      async (tx, responses) => {
+        // Graph responses as one set-based unit; code-first ones through their instances.
+        const graph = responses.filter((r) => r.model !== 'durable');
+        if (graph.length === 1) await this.graph.respond(tx, graph[0] as TaskResponse);
+        else if (graph.length > 1) await this.graph.respondBatch(tx, graph);
+        for (const response of responses) {
+          if (response.model !== 'durable') continue;
+          await this.durable.act(
+            tx,
+            response.job,
+            response.status === 'success'
+              ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+              : {
+                  type: 'onFailure',
+                  uuid: response.a,
+                  error: response.error ?? { name: 'Error', message: 'task failed' },
+                },
+          );
+        }
       },
       this.concurrency,
       this.clock,
@@ -274,7 +297,13 @@ export class Worker {
     for (const route of this.routes) {
       if (!all && !this.noticed.has(route.stream)) continue;
       this.noticed.delete(route.stream);
-      const claimed = await processBatch(this.settings, route.stream, route.handle, followUp);
+      const claimed = await processBatch(
+        this.settings,
+        route.stream,
+        route.handle,
+        followUp,
+        route.handleBatch,
+      );
       // A full batch may have left more behind; a smaller one emptied the stream.
       if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
       total += claimed;

@@ -77,6 +77,9 @@ export class PostgresStoreTx implements StoreTx {
   getCounter(ref: CounterRef) {
     return this.invoke(ONE, (db) => counters.getCounter(db, ref));
   }
+  countersOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => counters.countersOfJobs(db, jobs));
+  }
   getCounters(refs: CounterRef[]) {
     return this.invoke(ONE, (db) => counters.getCounters(db, refs));
   }
@@ -91,6 +94,9 @@ export class PostgresStoreTx implements StoreTx {
   }
   getActivity(job: string, activity: string, dimension?: string) {
     return this.invoke(ONE, (db) => activities.getActivity(db, job, activity, dimension));
+  }
+  activitiesOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => activities.activitiesOfJobs(db, jobs));
   }
   getActivities(keys: ActivityKey[]) {
     return this.invoke(ONE, (db) => activities.getActivities(db, keys));

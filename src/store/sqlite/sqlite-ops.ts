@@ -122,6 +122,9 @@ export class BoundStoreTx implements StoreTx {
   listCounters(job: string) {
     return this.invoke(R, () => this.ops.counters.listCounters(job));
   }
+  countersOfJobs(jobs: string[]) {
+    return this.invoke(R, () => this.ops.counters.countersOfJobs(jobs));
+  }
   putActivity(write: ActivityWrite) {
     return this.invoke(W, () => this.ops.activities.putActivity(write));
   }
@@ -140,6 +143,11 @@ export class BoundStoreTx implements StoreTx {
   }
   listActivities(job: string) {
     return this.invoke(R, () => this.ops.activities.listActivities(job));
+  }
+  activitiesOfJobs(jobs: string[]) {
+    return this.invoke(R, () =>
+      [...new Set(jobs)].flatMap((job) => this.ops.activities.listActivities(job)),
+    );
   }
   append(messages: NewMessage[]) {
     return this.invoke(W, () => this.ops.streams.append(messages));

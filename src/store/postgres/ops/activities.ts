@@ -68,6 +68,11 @@ const SELECT_JOB = sql(
   `SELECT ${COLUMNS} FROM weft_activities WHERE job = $1 ORDER BY activity, dimension`,
 );
 
+const SELECT_JOBS = sql(
+  'activity_list_jobs',
+  `SELECT ${COLUMNS} FROM weft_activities WHERE job = ANY($1::text[])`,
+);
+
 // Set-based forms: parallel arrays, numbered so results come back in order.
 const SELECT_MANY = sql(
   'activity_get_many',
@@ -149,6 +154,12 @@ export const activities = {
   ): Promise<ActivityRecord | undefined> {
     const [row] = await db.rows<ActivityRow>(SELECT_ONE, [job, activity, dimension]);
     return row ? toActivity(row) : undefined;
+  },
+
+  /** Every activity of these jobs, in one statement. */
+  async activitiesOfJobs(db: Db, jobs: string[]): Promise<ActivityRecord[]> {
+    if (jobs.length === 0) return [];
+    return (await db.rows<ActivityRow>(SELECT_JOBS, [[...new Set(jobs)]])).map(toActivity);
   },
 
   /** Reads several activities in one statement, in order. */

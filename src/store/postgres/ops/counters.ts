@@ -30,6 +30,12 @@ const LIST = sql(
    WHERE job = $1 ORDER BY activity, dimension, field`,
 );
 
+const LIST_JOBS = sql(
+  'counter_list_jobs',
+  `SELECT job, activity, dimension, field, value::text AS value FROM weft_counters
+   WHERE job = ANY($1::text[])`,
+);
+
 // Set-based forms: the refs as parallel arrays, numbered so results come back in order.
 const GET_MANY = sql(
   'counter_get_many',
@@ -79,6 +85,22 @@ export const counters = {
     const values = [...keyOf(ref), delta.toString(), initial === undefined ? null : `${initial}`];
     const [row] = await db.rows<{ value: string }>(ADD, values);
     return BigInt(row?.value ?? '0');
+  },
+
+  /** Every counter of these jobs, in one statement. */
+  async countersOfJobs(db: Db, jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]> {
+    if (jobs.length === 0) return [];
+    const rows = await db.rows<{
+      job: string;
+      activity: string;
+      dimension: string;
+      field: string;
+      value: string;
+    }>(LIST_JOBS, [[...new Set(jobs)]]);
+    return rows.map((r) => ({
+      ref: { job: r.job, activity: r.activity, dimension: r.dimension, field: r.field },
+      value: BigInt(r.value),
+    }));
   },
 
   /** Reads several counters in one statement. */
