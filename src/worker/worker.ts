@@ -21,7 +21,6 @@ import {
   ENGINE_STREAM,
   type EngineMessage,
   type TaskMessage,
-  type TaskResponse,
 } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
@@ -128,8 +127,7 @@ export class Worker {
       async (tx, responses) => {
         // Graph responses as one set-based unit; code-first ones through their instances.
         const graph = responses.filter((r) => r.model !== 'durable');
-        if (graph.length === 1) await this.graph.respond(tx, graph[0] as TaskResponse);
-        else if (graph.length > 1) await this.graph.respondBatch(tx, graph);
+        if (graph.length > 0) await this.graph.respondBatch(tx, graph);
         for (const response of responses) {
           if (response.model !== 'durable') continue;
           await this.durable.act(
