@@ -33,6 +33,29 @@ describe('batch operations', () => {
     expect(locked.map((j) => j.id)).toEqual(['a', 'b', 'c']);
   });
 
+  it('reads every counter and activity of several jobs, and nothing of the others', async () => {
+    await store.addCounter({ job: 'j', field: 'key' }, 5n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: ',1', field: 'sem' }, 9n);
+    await store.addCounter({ job: 'k', field: 'key' }, 7n);
+    await store.addCounter({ job: 'other', field: 'key' }, 1n);
+    await store.putActivity({ job: 'j', activity: 'a', dimension: ',1', status: 'RUNNING' });
+    await store.putActivity({ job: 'k', activity: 'b', output: 2 });
+    await store.putActivity({ job: 'other', activity: 'c' });
+    const [counters, activities] = await store.transaction(async (tx) => [
+      await tx.countersOfJobs(['j', 'k', 'j']),
+      await tx.activitiesOfJobs(['k', 'j']),
+    ]);
+    const named = counters
+      .map((c) => `${c.ref.job}/${c.ref.activity}/${c.ref.dimension}/${c.ref.field}=${c.value}`)
+      .sort();
+    expect(named).toEqual(['j///key=5', 'j/a/,1/sem=9', 'k///key=7']);
+    expect(activities.map((a) => `${a.job}/${a.activity}/${a.dimension}`).sort()).toEqual([
+      'j/a/,1',
+      'k/b/',
+    ]);
+    expect(await store.transaction((tx) => tx.countersOfJobs([]))).toEqual([]);
+  });
+
   it('reads counters in order, undefined for those never written', async () => {
     await store.addCounter({ job: 'j', field: 'x' }, 5n);
     await store.addCounter({ job: 'j', activity: 'a', dimension: ',0', field: 'y' }, 7n);
