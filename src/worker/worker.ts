@@ -66,6 +66,7 @@ export class Worker {
   private stopping = false;
   private started = false;
   private readonly giveUpMs: number;
+  private readonly engineLanes: number;
   /** Why the worker gave up (a store that stayed unreachable), once it did. */
   private failure: Error | undefined;
   /** Holds the process open while the worker runs (its wake-up timers do not). */
@@ -92,6 +93,7 @@ export class Worker {
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
     this.giveUpMs = options.giveUpMs ?? 600_000;
+    this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? 4));
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
@@ -295,15 +297,17 @@ export class Worker {
     for (const route of this.routes) {
       if (!all && !this.noticed.has(route.stream)) continue;
       this.noticed.delete(route.stream);
-      const claimed = await processBatch(
-        this.settings,
-        route.stream,
-        route.handle,
-        followUp,
-        route.handleBatch,
-      );
-      // A full batch may have left more behind; a smaller one emptied the stream.
-      if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
+      const batch = () =>
+        processBatch(this.settings, route.stream, route.handle, followUp, route.handleBatch);
+      let claimed = await batch();
+      // A full batch may have left more behind: then several batches run at once, each
+      // its own transaction on its own connection (jobs are locked in id order, so they
+      // only wait for each other where they share a job).
+      if (claimed >= this.settings.batchSize && this.engineLanes > 1) {
+        const more = await Promise.all(Array.from({ length: this.engineLanes - 1 }, batch));
+        claimed += more.reduce((a, b) => a + b, 0);
+        if (more.some((n) => n >= this.settings.batchSize)) this.noticed.add(route.stream);
+      } else if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
       total += claimed;
     }
     return total;
