@@ -16,6 +16,7 @@ import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
+import { packageVersion } from './package-version.js';
 import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
@@ -39,6 +40,9 @@ interface Common {
 export function buildProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('weft')
     .description('weft: durable workflows for TypeScript')
+    .version(packageVersion(), '-V, --version', 'print the version of weft')
+    // Program options only before the command: `weft start x --version 2` is start's own.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => output.out(s.trimEnd()),
@@ -149,10 +153,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       withStore(async (store, opts, workflow: string) => {
         const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
           null) as Json;
+        const known = await store.getDefinition(workflow);
         const job = await new Client(store).start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
         });
+        if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, job);
         else output.out(job.id);
         return 0;
@@ -320,6 +326,11 @@ function describeDeployment(d: Deployment): string {
   const from =
     d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
   return `deployed ${d.workflow} version ${d.version}${from}`;
+}
+
+/** What `weft start` says on stderr when it starts a workflow no one has deployed or registered. */
+function notRegisteredYet(workflow: string): string {
+  return `no worker has registered workflow ${JSON.stringify(workflow)} yet; the job waits for a worker with its code (a graph workflow must be deployed first: weft deploy <file>)`;
 }
 
 function reportError(output: Output, error: unknown, json: boolean): number {

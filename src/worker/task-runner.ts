@@ -17,7 +17,7 @@ import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messa
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
-import type { TaskHandlers } from './task-handler.js';
+import { idempotencyKey, type TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */
@@ -250,7 +250,7 @@ export class TaskRunner {
       const output = await Promise.race([
         Promise.resolve(
           handler(task.input, {
-            idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
+            idempotencyKey: idempotencyKey(task.job, task.a, task.d),
             job: task.job,
             activity: task.a,
             dimension: task.d,

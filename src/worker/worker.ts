@@ -17,11 +17,7 @@ import {
   decisionStream,
 } from '../durable/durable-messages.js';
 import { GraphEngine } from '../engine/graph-engine.js';
-import {
-  ENGINE_STREAM,
-  type EngineMessage,
-  type TaskMessage,
-} from '../engine/messages.js';
+import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';

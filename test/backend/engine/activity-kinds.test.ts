@@ -35,7 +35,7 @@ async function run(yaml: string, handlers: TaskHandlers, input: Json = {}) {
 }
 
 describe('task', () => {
-  it('retries a failing handler with backoff and succeeds, with a new idempotency key per attempt', async () => {
+  it('retries a failing handler with backoff and succeeds, with one idempotency key for every attempt', async () => {
     const keys: string[] = [];
     const { job, stepper } = await run(
       `
@@ -61,7 +61,7 @@ transitions:
     expect(keys).toHaveLength(2);
     await clock.advance(2000);
     await stepper.runUntilIdle();
-    expect(keys).toEqual([`${job.id}:flaky::1`, `${job.id}:flaky::2`, `${job.id}:flaky::3`]);
+    expect(keys).toEqual([`${job.id}:flaky:`, `${job.id}:flaky:`, `${job.id}:flaky:`]);
     const done = await client.result(job.id);
     expect(done.state).toBe('SUCCESS');
     expect(done.output).toEqual({ flaky: { attempt: 3 } });
