@@ -88,7 +88,10 @@ export function mergeUnits(units: UnitOfWork[]): UnitOfWork {
   for (const unit of units) {
     for (const [name, value] of Object.entries(unit)) {
       if (name === 'ack') throw new WeftError('INTERNAL', 'units with an ack do not merge');
-      if (Array.isArray(value) && value.length > 0) (merged[name] ??= []).push(...value);
+      if (!Array.isArray(value) || value.length === 0) continue;
+      const list = merged[name] ?? [];
+      list.push(...value);
+      merged[name] = list;
     }
   }
   return merged as UnitOfWork;
