@@ -2,6 +2,11 @@
  * Ends an activity in one dimension: its digit moves, its output or error is stored, and
  * its outgoing transitions settle. An error or timeout with no transition to take is
  * recorded on the job, which then ends in FAILURE once nothing is active.
+ *
+ * The key tells a job's end both ways: only an error nothing handles ends on 7
+ * (errored), so a FAILURE job's key holds a 7 and a SUCCESS job's holds none. An error or
+ * timeout that an `on: error` / `on: timeout` transition takes ends where the activity's
+ * success would: 6 (completed), or 4 (released) for a hook; its record keeps the error.
  */
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
@@ -15,7 +20,10 @@ export interface ActivityEnd {
   outcome: TransitionOn;
   output?: Json;
   error?: ErrorRecord;
-  /** The digit it ends on (default: 6 on success, 7 on error, 4 on timeout of a paused hook). */
+  /**
+   * The digit a handled end moves to (default 6; 4 for a hook). An error or timeout that
+   * no transition handles always ends on 7.
+   */
   digit?: CollationDigit;
 }
 
@@ -25,9 +33,8 @@ export async function finishActivity(
   address: ActivityAddress,
   end: ActivityEnd,
 ): Promise<void> {
-  const digit =
-    end.digit ??
-    (end.outcome === 'success' ? COLLATION_DIGITS.completed : COLLATION_DIGITS.errored);
+  const handled = end.outcome === 'success' || handles(step, address.a, end.outcome);
+  const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
   await step.move(address.a, digit);
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
   step.putActivity({
@@ -39,9 +46,7 @@ export async function finishActivity(
     finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
-  if (end.outcome !== 'success' && !handles(step, address.a, end.outcome)) {
-    recordUnhandled(step, address, end.error);
-  }
+  if (!handled) recordUnhandled(step, address, end.error);
   await settleOutgoing(step, address.a, address.d, end.outcome);
 }
 

@@ -78,7 +78,7 @@ describe.skipIf(skipBackend)('weft run wf.ts in an npm project', () => {
       writeFileSync(join(project, 'wf.ts'), WORKFLOW);
       writeFileSync(
         join(project, 'polite.ts'),
-        'export const polite = (name: string): string => `hello ${name}`;\n',
+        "export const polite = (name: string): string => 'hello ' + name;\n",
       );
       const ran = await weft(['run', 'wf.ts', '--input', '"ana"']);
       expect(ran.err).not.toMatch(/cycle|could not be imported/);
