@@ -37,8 +37,7 @@ export async function finishActivity(
   const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
   await step.move(address.a, digit);
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
-  await step.tx.putActivity({
-    job: step.job.id,
+  step.putActivity({
     activity: address.a,
     dimension: address.d,
     status,
@@ -47,11 +46,11 @@ export async function finishActivity(
     finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
-  if (!handled) await recordUnhandled(step, address, end.error);
+  if (!handled) recordUnhandled(step, address, end.error);
   await settleOutgoing(step, address.a, address.d, end.outcome);
 }
 
-async function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
+function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
   if (step.job.error) return;
   const record: ErrorRecord = {
     name: error?.name ?? 'ActivityError',
@@ -59,6 +58,5 @@ async function recordUnhandled(step: Step, address: ActivityAddress, error?: Err
     activity: address.a,
     ...(error?.code ? { code: error.code } : {}),
   };
-  step.job.error = record;
-  await step.tx.updateJob(step.job.id, { error: record });
+  step.recordJobError(record);
 }

@@ -21,7 +21,8 @@ import { idempotencyKey, type TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */
-export type Responder = (tx: StoreTx, response: TaskResponse) => Promise<unknown>;
+/** Records task responses inside a transaction, several at once (sorted by job). */
+export type Responder = (tx: StoreTx, responses: readonly TaskResponse[]) => Promise<unknown>;
 
 interface Completion {
   message: StreamMessage;
@@ -307,7 +308,7 @@ export class TaskRunner {
 
   private async progress(base: Omit<TaskResponse, 'status'>, value: Json): Promise<void> {
     await this.settings.store.transaction((tx) =>
-      this.respond(tx, { ...base, status: 'pending', output: toJson(value) }),
+      this.respond(tx, [{ ...base, status: 'pending', output: toJson(value) }]),
     );
   }
 
@@ -332,11 +333,32 @@ export class TaskRunner {
    */
   private async commit(batch: Completion[]): Promise<FollowUpSession | undefined> {
     const { store } = this.settings;
+    const { consumer } = this.settings;
     const one = async (tx: StoreTx, c: Completion) => {
-      if (!(await tx.ack(c.message.stream, c.message.id, this.settings.consumer))) {
-        throw new LeaseLostError(c.message.stream, c.message.id, this.settings.consumer);
+      if (!(await tx.ack(c.message.stream, c.message.id, consumer))) {
+        throw new LeaseLostError(c.message.stream, c.message.id, consumer);
       }
-      await this.respond(tx, c.response);
+      await this.respond(tx, [c.response]);
+    };
+    // The whole group: one ack statement per task stream, then every response at once.
+    const all = async (tx: StoreTx) => {
+      const byStream = new Map<string, string[]>();
+      for (const c of batch) {
+        const ids = byStream.get(c.message.stream) ?? [];
+        ids.push(c.message.id);
+        byStream.set(c.message.stream, ids);
+      }
+      for (const [stream, ids] of byStream) {
+        const acked = await tx.ackMany(stream, ids, consumer);
+        if (acked.length !== ids.length) {
+          const lost = ids.find((id) => !acked.includes(id)) as string;
+          throw new LeaseLostError(stream, lost, consumer);
+        }
+      }
+      await this.respond(
+        tx,
+        batch.map((c) => c.response),
+      );
     };
     // Lock jobs in the order engine batches do, so the two can't deadlock.
     batch.sort((x, y) => x.response.job.localeCompare(y.response.job));
@@ -346,7 +368,7 @@ export class TaskRunner {
         claimed?.rolledBack();
         claimed = undefined;
         claimed = this.session(tx, batch.length);
-        for (const c of batch) await one(claimed.tx, c);
+        await all(claimed.tx);
       });
       this.settings.onCommit?.(batch.map((c) => c.response.job));
       return claimed;

@@ -21,15 +21,21 @@ import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/m
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
-import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
+import {
+  type BatchHandler,
+  type MessageHandler,
+  type ProcessorSettings,
+  processBatch,
+} from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
 import { stderrLogger, type WorkerOptions } from './worker-options.js';
 
-/** An engine stream and what runs its messages. */
+/** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
   stream: string;
   handle: MessageHandler;
+  handleBatch?: BatchHandler;
 }
 
 /** Runs engine steps, task handlers and timers until stopped. */
@@ -56,6 +62,7 @@ export class Worker {
   private stopping = false;
   private started = false;
   private readonly giveUpMs: number;
+  private readonly engineLanes: number;
   /** Why the worker gave up (a store that stayed unreachable), once it did. */
   private failure: Error | undefined;
   /** Holds the process open while the worker runs (its wake-up timers do not). */
@@ -82,6 +89,7 @@ export class Worker {
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
     this.giveUpMs = options.giveUpMs ?? 600_000;
+    this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? 4));
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
@@ -92,6 +100,12 @@ export class Worker {
         stream: ENGINE_STREAM,
         handle: async (tx, message) => {
           await this.graph.handle(tx, message.payload as unknown as EngineMessage);
+        },
+        handleBatch: async (tx, messages) => {
+          await this.graph.handleBatch(
+            tx,
+            messages.map((m) => m.payload as unknown as EngineMessage),
+          );
         },
       },
       { stream: DURABLE_STREAM, handle: durable },
@@ -108,19 +122,24 @@ export class Worker {
           (options.tasks ?? []).map((t) => [t.name, (input: unknown) => t.run(input as never)]),
         ),
       },
-      async (tx, response) => {
-        if (response.model !== 'durable') return this.graph.respond(tx, response);
-        await this.durable.act(
-          tx,
-          response.job,
-          response.status === 'success'
-            ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-            : {
-                type: 'onFailure',
-                uuid: response.a,
-                error: response.error ?? { name: 'Error', message: 'task failed' },
-              },
-        );
+      async (tx, responses) => {
+        // Graph responses as one set-based unit; code-first ones through their instances.
+        const graph = responses.filter((r) => r.model !== 'durable');
+        if (graph.length > 0) await this.graph.respondBatch(tx, graph);
+        for (const response of responses) {
+          if (response.model !== 'durable') continue;
+          await this.durable.act(
+            tx,
+            response.job,
+            response.status === 'success'
+              ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+              : {
+                  type: 'onFailure',
+                  uuid: response.a,
+                  error: response.error ?? { name: 'Error', message: 'task failed' },
+                },
+          );
+        }
       },
       this.concurrency,
       this.clock,
@@ -274,9 +293,17 @@ export class Worker {
     for (const route of this.routes) {
       if (!all && !this.noticed.has(route.stream)) continue;
       this.noticed.delete(route.stream);
-      const claimed = await processBatch(this.settings, route.stream, route.handle, followUp);
-      // A full batch may have left more behind; a smaller one emptied the stream.
-      if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
+      const batch = () =>
+        processBatch(this.settings, route.stream, route.handle, followUp, route.handleBatch);
+      let claimed = await batch();
+      // A full batch may have left more behind: then several batches run at once, each
+      // its own transaction on its own connection (jobs are locked in id order, so they
+      // only wait for each other where they share a job).
+      if (claimed >= this.settings.batchSize && this.engineLanes > 1) {
+        const more = await Promise.all(Array.from({ length: this.engineLanes - 1 }, batch));
+        claimed += more.reduce((a, b) => a + b, 0);
+        if (more.some((n) => n >= this.settings.batchSize)) this.noticed.add(route.stream);
+      } else if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
       total += claimed;
     }
     return total;
