@@ -159,7 +159,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
-        if (opts.json) printJson(output, job);
+        if (opts.json) printJson(output, await new Client(store).status(job.id));
         else output.out(job.id);
         return 0;
       }),
@@ -246,13 +246,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   }
 
   storeOption(program.command('status <job>'))
-    .description('show a job: state, collation key, activities')
+    .description(
+      'show a job: state, what it waits for, collation key, activities by digit position',
+    )
+    .option('--verbose', "also print a code-first job's engine internals")
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, job: string) => {
         const view = await new Client(store).status(job);
         if (opts.json) printJson(output, view);
-        else output.out(formatJobView(view));
+        else output.out(formatJobView(view, { verbose: Boolean(opts.verbose) }));
         return 0;
       }),
     );
@@ -284,7 +287,10 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--state <state>', `only jobs in this state (${FLOW_STATES.join(', ')})`)
     .option('--workflow <id>', 'only jobs of this workflow')
     .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
-    .option('--after <time>', 'only jobs created at or after this ISO time (2026-11-23T09:00Z)')
+    .option(
+      '--after <time|job>',
+      'only jobs created at or after an ISO time (2026-11-23T09:00Z), or after a job (by id)',
+    )
     .option('--json', 'print a JSON array of jobs')
     .action(
       withStore(async (store, opts) => {
@@ -292,21 +298,26 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         if (state !== undefined && !FLOW_STATES.includes(state as FlowState)) {
           throw new ValidationError(`must be one of ${FLOW_STATES.join(', ')}`, `--state ${state}`);
         }
-        const after = opts.after as string | undefined;
-        const createdAfter = after === undefined ? undefined : Date.parse(after);
-        if (createdAfter !== undefined && Number.isNaN(createdAfter)) {
-          throw new ValidationError(
-            `must be an ISO time such as 2026-11-23T09:00:00Z, got ${JSON.stringify(after)}`,
-            '--after',
-          );
-        }
-        const jobs = await new Client(store).list({
-          ...(state ? { state: state as FlowState } : {}),
-          ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
-          ...(createdAfter !== undefined ? { createdAfter } : {}),
-          descending: true,
-          limit: opts.limit as number,
-        });
+        const client = new Client(store);
+        const limit = opts.limit as number;
+        const after = await listAfter(store, opts.after as string | undefined);
+        const records = (
+          await client.list({
+            ...(state ? { state: state as FlowState } : {}),
+            ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
+            ...(after ? { createdAfter: after.createdAfter } : {}),
+            descending: true,
+            // The job named by --after is itself left out.
+            limit: after?.except ? limit + 1 : limit,
+          })
+        )
+          // Ids sort by creation time: the job named by --after, and jobs created in the
+          // same millisecond before it, are left out.
+          .filter((job) => after?.except === undefined || job.id > after.except)
+          .slice(0, limit);
+        // The same shape as `weft status --json`, one per job.
+        const jobs = [];
+        for (const job of records) jobs.push(await client.status(job.id));
         if (opts.json) printJson(output, jobs);
         else output.out(formatJobList(jobs));
         return 0;
@@ -342,6 +353,27 @@ function describeDeployment(d: Deployment): string {
 /** What `weft start` says on stderr when it starts a workflow no one has deployed or registered. */
 function notRegisteredYet(workflow: string): string {
   return `no worker has registered workflow ${JSON.stringify(workflow)} yet; the job waits for a worker with its code (a graph workflow must be deployed first: weft deploy <file>)`;
+}
+
+/**
+ * `--after`: an ISO time (jobs created at or after it) or a job id (jobs created after
+ * that job).
+ */
+async function listAfter(
+  store: Store,
+  value: string | undefined,
+): Promise<{ createdAfter: number; except?: string } | undefined> {
+  if (value === undefined) return undefined;
+  const at = /^\d{4}-\d\d-\d\d/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isNaN(at)) return { createdAfter: at };
+  const job = await store.getJob(value);
+  if (!job) {
+    throw new ValidationError(
+      `must be an ISO time such as 2026-11-23T09:00:00Z or a job id, got ${JSON.stringify(value)}`,
+      '--after',
+    );
+  }
+  return { createdAfter: job.createdAt, except: job.id };
 }
 
 function reportError(output: Output, error: unknown, json: boolean): number {

@@ -1,11 +1,12 @@
 /**
- * How the CLI prints: one JSON object per command with `--json`, readable text
- * otherwise. Jobs print their collation table the way seed 000 lays it out.
+ * How the CLI prints: one JSON object per command with `--json` (a job always as the
+ * one {@link JobView} shape), readable text otherwise. A job prints its activities by
+ * digit position, so its collation key reads against the table.
  */
 
 import type { ActivityView, JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
-import type { JobRecord } from '../store/records.js';
+import type { ErrorRecord } from '../store/records.js';
 
 /** Where text goes; tests pass their own. */
 export interface Output {
@@ -24,44 +25,64 @@ export function printJson(output: Output, value: unknown): void {
   output.out(JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? v.toString() : v)));
 }
 
-/** A job as readable text: a header line, its collation table, output or error, children. */
-export function formatJobView(view: JobView, indent = ''): string {
-  const lines = [`${indent}job ${view.id}  ${view.workflow}@${view.version}  ${view.state}`];
+/** How {@link formatJobView} prints. */
+export interface JobViewFormat {
+  /** Also print a code-first job's engine internals (branches, executions, decisions). */
+  verbose?: boolean;
+  /** Prefix of every line (child jobs are indented). */
+  indent?: string;
+}
+
+/**
+ * A job as readable text: a header line, its times, what it waits for (in words), its
+ * collation key and activity table (by digit position, so the key reads against it), each
+ * activity's error with its stack, the output or error, then its child jobs. A code-first
+ * job's engine internals only with `verbose`.
+ */
+export function formatJobView(view: JobView, options: JobViewFormat = {}): string {
+  const indent = options.indent ?? '';
+  const lines = [
+    `job ${view.id}  ${view.workflow}@${view.version}  ${view.state}${view.model === 'durable' ? '  (code-first)' : ''}`,
+    `created ${view.createdAt}${view.finishedAt ? `  finished ${view.finishedAt}` : ''}`,
+    ...view.waitingFor,
+  ];
   if (view.collation) {
-    lines.push(`${indent}collation ${view.collation}`);
+    lines.push(`collation ${view.collation}`);
     if (view.compositional && view.children.length > 0) {
-      lines.push(`${indent}compositional ${view.compositional}`);
+      lines.push(`compositional ${view.compositional}`);
     }
-    lines.push(
-      ...renderActivityTable(view.activities)
-        .split('\n')
-        .map((l) => indent + l),
-    );
   }
-  if (view.instance) {
-    lines.push(
-      ...formatInstance(view.instance as unknown as Instance)
-        .split('\n')
-        .map((l) => indent + l),
-    );
+  if (view.activities.length > 0) lines.push(...renderActivityTable(view.activities).split('\n'));
+  for (const a of view.activities) {
+    if (a.error?.stack) lines.push(...formatStack(`${a.id} (attempt ${a.attempts})`, a.error));
   }
-  if (view.error) lines.push(`${indent}error ${view.error.name}: ${view.error.message}`);
-  else if (view.output !== null) lines.push(`${indent}output ${JSON.stringify(view.output)}`);
-  for (const child of view.children) lines.push('', formatJobView(child, `${indent}  `));
-  return lines.join('\n');
+  if (options.verbose && view.instance) {
+    lines.push(...formatInstance(view.instance as unknown as Instance).split('\n'));
+  }
+  if (view.error) lines.push(`error ${view.error.name}: ${view.error.message}`);
+  else if (view.output !== null) lines.push(`output ${JSON.stringify(view.output)}`);
+  const text = lines.map((l) => indent + l);
+  for (const child of view.children) {
+    text.push('', formatJobView(child, { ...options, indent: `${indent}  ` }));
+  }
+  return text.join('\n');
+}
+
+/** `error in <activity>: Name: message`, then the stack's frames, indented. */
+function formatStack(where: string, error: ErrorRecord): string[] {
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => `    ${line.trim()}`);
+  return [`error in ${where}: ${error.name}: ${error.message}`, ...frames];
 }
 
 /** `weft list`'s table: a header, then one line per job (id, workflow@version, state, created). */
-export function formatJobList(jobs: readonly JobRecord[]): string {
+export function formatJobList(jobs: readonly JobView[]): string {
   if (jobs.length === 0) return 'no jobs';
   const rows = [
     ['JOB', 'WORKFLOW', 'STATE', 'CREATED'],
-    ...jobs.map((job) => [
-      job.id,
-      `${job.workflow}@${job.version}`,
-      job.state,
-      new Date(job.createdAt).toISOString(),
-    ]),
+    ...jobs.map((job) => [job.id, `${job.workflow}@${job.version}`, job.state, job.createdAt]),
   ];
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   return rows
@@ -72,22 +93,25 @@ export function formatJobList(jobs: readonly JobRecord[]): string {
 }
 
 /**
- * The activities of a graph job by digit position, so the key reads against the table:
- * position, activity, state and digit, then attempts and times (UTC), and an error column
- * when an activity has one.
+ * The activities of a job as a table. A graph job's rows go by digit position, so the key
+ * reads against the table: position, activity, state and digit, then attempts and times
+ * (UTC), and an error column when an activity has one. A code-first job's works (no
+ * digits) go in the order they were scheduled.
  */
 export function renderActivityTable(activities: readonly ActivityView[]): string {
-  const rows = [...activities].sort((a, b) => a.position - b.position);
+  const graph = activities.some((a) => a.position !== null);
+  const rows = graph
+    ? [...activities].sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+    : [...activities];
   const time = (iso: string | null) => (iso ? iso.slice(11, 23) : '');
   const errors = rows.some((a) => a.error);
-  const header = ['#', 'Activity', 'State', 'Digit', 'Attempts', 'Started', 'Finished'];
+  const header = graph
+    ? ['#', 'Activity', 'State', 'Digit', 'Attempts', 'Started', 'Finished']
+    : ['Activity', 'Kind', 'State', 'Attempts', 'Started', 'Finished'];
   if (errors) header.push('Error');
   const body = rows.map((a) => {
     const cells = [
-      String(a.position),
-      a.id,
-      a.state,
-      String(a.digit),
+      ...(graph ? [String(a.position), a.id, a.state, String(a.digit)] : [a.id, a.kind, a.state]),
       a.attempts > 0 ? String(a.attempts) : '',
       time(a.startedAt),
       time(a.finishedAt),
@@ -104,7 +128,7 @@ export function renderActivityTable(activities: readonly ActivityView[]): string
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
-/** One line per branch of a code-first instance, for `weft status`. */
+/** A code-first instance's engine internals, for `weft status --verbose`: one line per branch. */
 export function formatInstance(instance: Instance): string {
   const lines = [
     `instance ${instance.id}  ${instance.workflow_name}  ${instance.state} (decisions: ${instance.decision_mode})`,
@@ -114,9 +138,6 @@ export function formatInstance(instance: Instance): string {
     const about = b.type === 'onEvent' ? b.event_name : b.task_name;
     lines.push(`  branch ${key}  ${b.type}${about ? `(${about})` : ''}${b.ended ? '  ended' : ''}`);
   });
-  const open = instance.statuses.filter((s) => s.status === 'scheduled');
-  if (open.length && instance.state === 'running')
-    lines.push(`waiting on ${open.map((s) => `${s.type} ${s.name}`).join(', ')}`);
   return lines.join('\n');
 }
 
@@ -130,7 +151,7 @@ export function formatInstance(instance: Instance): string {
 export function formatKeyChanges(
   view: JobView,
   key: string,
-  before: Map<string, number>,
+  before: Map<string, number | null>,
 ): string[] {
   const width = Math.max(3, ...view.activities.map((a) => a.id.length));
   const jobLine = `${'job'.padEnd(width)}  ${view.state.padEnd(9)}  ${key}`;

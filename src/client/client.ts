@@ -297,7 +297,7 @@ export class Client {
     return this.store.transaction(async (tx) => {
       const job = await tx.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);
-      return (await jobView(tx, this.engine, job)).view;
+      return (await jobView(tx, this.engine, job, 0, this.clock.now())).view;
     });
   }
 
