@@ -1,7 +1,8 @@
 /**
  * The `weft` command line. Every command takes `--store URL` (else `WEFT_STORE`, else
- * the embedded `sqlite:./.weft/weft.db`); `--json` prints one JSON object; exit 0 means
- * success. Typed errors print their message (or `{"error": …}` with `--json`) and exit 1.
+ * the embedded `sqlite:./.weft/weft.db`); `--json` prints one JSON object (a job always in the
+ * shape `weft status --json` prints); exit 0 means success. Typed errors print their message
+ * (or `{"error": …}` with `--json`) and exit 1.
  */
 import { Command, CommanderError } from 'commander';
 import { Client, type Deployment } from '../client/client.js';
@@ -237,8 +238,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       .option('--json', 'print the job as JSON')
       .action(
         withStore(async (store, opts, jobId: string) => {
-          const job = await new Client(store)[op](jobId);
-          if (opts.json) printJson(output, job);
+          const client = new Client(store);
+          const job = await client[op](jobId);
+          if (opts.json) printJson(output, await client.status(job.id));
           else output.out(`${job.id} ${job.state}`);
           return 0;
         }),
@@ -267,11 +269,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {
-        const job = await new Client(store).result(jobId, {
+        const client = new Client(store);
+        const job = await client.result(jobId, {
           wait: Boolean(opts.wait),
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
         });
-        if (opts.json) printJson(output, job);
+        if (opts.json) printJson(output, await client.status(job.id));
         else if (job.state === 'SUCCESS') output.out(JSON.stringify(job.output));
         else output.out(`${job.state}${job.error ? `: ${job.error.message}` : ''}`);
         return job.state === 'SUCCESS'
@@ -329,8 +332,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {
-        const job = await new Client(store).cancel(jobId);
-        if (opts.json) printJson(output, job);
+        const client = new Client(store);
+        const job = await client.cancel(jobId);
+        if (opts.json) printJson(output, await client.status(job.id));
         else output.out(`${job.id} ${job.state}`);
         return 0;
       }),
