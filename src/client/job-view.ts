@@ -243,6 +243,8 @@ function graphWaits(
       }
     }
   }
+  // Nothing under way: the job's next step is queued for a worker.
+  if (words.length === 0) words.push('waits for a worker to take its next step');
   return words;
 }
 

@@ -1,0 +1,325 @@
+/**
+ * What a user sees of a job, each command its own process (`node bin/weft.js …`, built
+ * once per run): `weft run` names the activity beside each key it prints; `weft status`
+ * lays the activities out by digit position with attempts, times and each error's stack,
+ * and says in words what the job waits for (a code-first job's engine internals only with
+ * `--verbose`); `weft list` has a header, lists newest first and takes `--after`; every
+ * `--json` prints a job in the one shape `weft status --json` prints.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Client } from '../../../src/client/client.js';
+import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
+import { Worker } from '../../../src/worker/worker.js';
+import {
+  freshStoreUrl,
+  skipBackend,
+  type TestStoreLocation,
+} from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const BIN = join(ROOT, 'bin', 'weft.js');
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+interface Ran {
+  code: number;
+  out: string;
+  err: string;
+}
+
+let location: TestStoreLocation;
+let dir: string;
+beforeEach(async () => {
+  location = await freshStoreUrl();
+  dir = mkdtempSync(join(tmpdir(), 'weft-views-'));
+});
+afterEach(async () => {
+  await location.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `node bin/weft.js …args` from the repository (WEFT_STORE: the store under test). */
+function weft(args: string[]): Promise<Ran> {
+  const env: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url };
+  delete env.NODE_OPTIONS;
+  return new Promise<Ran>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, out: stdout.trim(), err: stderr.trim() });
+      },
+    );
+  });
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Runs `body` with a worker (in this process) on the store under test. */
+async function withWorker<T>(
+  options: Omit<ConstructorParameters<typeof Worker>[0], 'store'>,
+  body: (store: Store) => Promise<T>,
+): Promise<T> {
+  const store = await openStore(location.url);
+  const worker = new Worker({ store, idleMs: 100, ...options });
+  try {
+    await worker.start();
+    return await body(store);
+  } finally {
+    await worker.stop();
+    await store.close();
+  }
+}
+
+/** A task that fails both of its attempts; its handler's file names the frame. */
+const BOOM = `
+workflow: boom
+activities:
+  start: { kind: trigger }
+  fail: { kind: task, retry: { attempts: 2, backoff: 10ms } }
+transitions:
+  start: [fail]
+`;
+const BOOM_HANDLERS = "export default { fail: async () => { throw new Error('nope'); } };\n";
+
+/** The fields every job prints with, whichever command prints it. */
+const JOB_FIELDS = [
+  'id',
+  'workflow',
+  'version',
+  'model',
+  'state',
+  'collation',
+  'compositional',
+  'activities',
+  'waitingFor',
+  'input',
+  'output',
+  'error',
+  'children',
+  'parent',
+  'createdAt',
+  'updatedAt',
+  'finishedAt',
+].sort();
+
+describe.skipIf(skipBackend)('weft run', () => {
+  it('prints each key beside the activities that moved it and their new states', async () => {
+    const r = await weft([
+      'run',
+      'examples/quick-brown-fox.yaml',
+      '--handlers',
+      'examples/quick-brown-fox.js',
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines).toContain('job     RUNNING    999999000000000');
+    expect(lines).toContain('brown   Completed  968969000000000');
+    expect(lines).toContain('fox     Started    968969000000000');
+    expect(lines).toContain('ate     Paused     566366000000000');
+    expect(lines).toContain('ate     Released   466366000000000');
+  });
+});
+
+describe.skipIf(skipBackend)('weft status', () => {
+  it('lays a failed job out by digit position with attempts, times and the stack', async () => {
+    const run = await weft([
+      'run',
+      file('boom.yaml', BOOM),
+      '--handlers',
+      file('boom.mjs', BOOM_HANDLERS),
+    ]);
+    expect(run.code).toBe(1);
+    const id = (run.out.match(/^job (\S+)/) as RegExpMatchArray)[1] as string;
+
+    const status = await weft(['status', id]);
+    expect(status.code).toBe(0);
+    const lines = status.out.split('\n');
+    expect(lines[0]).toBe(`job ${id}  boom@1  FAILURE`);
+    expect(lines[1]).toMatch(/^created \S+Z {2}finished \S+Z$/);
+    expect(status.out).toContain('collation 760000000000000');
+    // Position 1 is `fail` (the first digit), 2 is `start`: the key reads against the rows.
+    expect(status.out).toMatch(
+      /^\| 1 \| fail {5}\| Errored {3}\| 7 {5}\| 2 {8}\| \d\d:\d\d:\d\d\.\d{3} \| \d\d:\d\d:\d\d\.\d{3} \| Error: nope \|$/m,
+    );
+    expect(status.out).toMatch(/^\| 2 \| start +\| Completed \| 6 /m);
+    // The error's stack, down to the handler's own file and line.
+    expect(status.out).toContain('error in fail (attempt 2): Error: nope');
+    expect(status.out).toMatch(/^ {4}at fail \(file:\/\/\S*boom\.mjs:1:\d+\)$/m);
+
+    const json = JSON.parse((await weft(['status', id, '--json'])).out);
+    const fail = json.activities.find((a: { id: string }) => a.id === 'fail');
+    expect(fail).toMatchObject({
+      position: 1,
+      digit: 7,
+      state: 'Errored',
+      status: 'FAILURE',
+      attempts: 2,
+      error: { name: 'Error', message: 'nope', stack: expect.stringContaining('boom.mjs') },
+      startedAt: expect.stringMatching(ISO),
+      finishedAt: expect.stringMatching(ISO),
+    });
+    expect(json.waitingFor).toEqual([]);
+  });
+
+  it('says in words what a graph job waits for', async () => {
+    const path = file(
+      'approval.yaml',
+      'workflow: approval\nactivities:\n  start: { kind: trigger }\n  approve: { kind: hook, signal: approve }\ntransitions:\n  start: [approve]\noutput: "approve.output"\n',
+    );
+    expect((await weft(['deploy', path])).code).toBe(0);
+    const id = (await weft(['start', 'approval'])).out.split('\n').at(-1) as string;
+    // No worker yet: the job's first step is queued.
+    expect((await weft(['status', id])).out.split('\n')[2]).toBe(
+      'waits for a worker to take its next step',
+    );
+    await withWorker({ handlers: {} }, async (store) => {
+      await waitFor(
+        async () => (await new Client(store).status(id)).collation === '580000000000000',
+      );
+    });
+    const status = await weft(['status', id]);
+    expect(status.out.split('\n')[2]).toBe('waits for signal approve (hook approve)');
+    expect(JSON.parse((await weft(['status', id, '--json'])).out).waitingFor).toEqual([
+      'waits for signal approve (hook approve)',
+    ]);
+  });
+
+  it('says in words what a code-first job waits for; engine internals only with --verbose', async () => {
+    const reserve = defineTask('reserve', async (sku: string) => ({ sku, reserved: true }));
+    const order = defineWorkflow(
+      'order',
+      class extends Workflow {
+        async handle(sku: string) {
+          const reserved = await this.execute(reserve, sku);
+          const approval = await this.waitForEvent<{ by: string }>('approved', {
+            timeoutMs: 3_600_000,
+          });
+          return { reserved, by: approval?.by ?? null };
+        }
+      },
+    );
+    const started = await weft(['start', 'order', '--input', '["tea"]']);
+    expect(started.code, started.err).toBe(0);
+    const id = started.out.split('\n').at(-1) as string;
+    // No worker has the code yet.
+    expect((await weft(['status', id])).out).toContain(
+      'waits for a worker that runs workflow order',
+    );
+
+    await withWorker({ workflows: [order], tasks: [reserve] }, async (store) => {
+      await waitFor(async () =>
+        (await new Client(store).status(id)).waitingFor.some((w) => w.includes('event')),
+      );
+    });
+    const status = await weft(['status', id]);
+    expect(status.code).toBe(0);
+    const lines = status.out.split('\n');
+    expect(lines[0]).toBe(`job ${id}  order@1  RUNNING  (code-first)`);
+    expect(lines[2]).toMatch(
+      /^waits for event approved, at most until \d{4}-\d\d-\d\dT\S+Z \(in (59m \d+s|1h)\)$/,
+    );
+    expect(status.out).toMatch(/^\| Activity +\| Kind \| State +\| Attempts \|/m);
+    expect(status.out).toMatch(/^\| reserve +\| task \| completed \| 1 +\|/m);
+    // The decision engine's structure is for --verbose.
+    expect(status.out).not.toMatch(/^instance |^executions |branch \d/m);
+    const verbose = await weft(['status', id, '--verbose']);
+    expect(verbose.out).toMatch(/^instance \S+ {2}order {2}running \(decisions: run\)$/m);
+    expect(verbose.out).toMatch(/^executions \[/m);
+  });
+});
+
+describe.skipIf(skipBackend)('weft list', () => {
+  it('--after takes a job id: only the jobs created after it, newest first', async () => {
+    const path = file(
+      'approval.yaml',
+      'workflow: approval\nactivities:\n  start: { kind: trigger }\n  approve: { kind: hook, signal: approve }\ntransitions:\n  start: [approve]\n',
+    );
+    expect((await weft(['deploy', path])).code).toBe(0);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await weft(['start', 'approval'])).out.split('\n').at(-1) as string);
+    }
+    const [first, second, third] = ids as [string, string, string];
+    const after = await weft(['list', '--after', first]);
+    expect(after.code).toBe(0);
+    const lines = after.out.split('\n');
+    expect(lines[0]).toMatch(/^JOB\s+WORKFLOW\s+STATE\s+CREATED$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([third, second]);
+    expect((await weft(['list', '--after', third])).out).toBe('no jobs');
+    const json = JSON.parse((await weft(['list', '--after', first, '--json'])).out);
+    expect(json.map((j: { id: string }) => j.id)).toEqual([third, second]);
+    const bad = await weft(['list', '--after', 'no-such-job']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/--after.*ISO time.*or a job id, got "no-such-job"/);
+  });
+});
+
+describe.skipIf(skipBackend)('--json', () => {
+  it('start, status, result, list, cancel and run print a job in one shape, times in ISO', async () => {
+    const path = file(
+      'approval.yaml',
+      'workflow: approval\nactivities:\n  start: { kind: trigger }\n  approve: { kind: hook, signal: approve }\ntransitions:\n  start: [approve]\n',
+    );
+    expect((await weft(['deploy', path])).code).toBe(0);
+    const started = JSON.parse((await weft(['start', 'approval', '--json'])).out);
+    const id = started.id as string;
+    const printed = [
+      started,
+      JSON.parse((await weft(['status', id, '--json'])).out),
+      JSON.parse((await weft(['result', id, '--json'])).out),
+      JSON.parse((await weft(['list', '--json'])).out)[0],
+      JSON.parse((await weft(['cancel', id, '--json'])).out),
+      JSON.parse(
+        (
+          await weft([
+            'run',
+            file('boom.yaml', BOOM),
+            '--handlers',
+            file('boom.mjs', BOOM_HANDLERS),
+            '--json',
+          ])
+        ).out,
+      ),
+    ];
+    for (const job of printed) {
+      expect(Object.keys(job).sort()).toEqual(JOB_FIELDS);
+      expect(job.createdAt).toMatch(ISO);
+      expect(job.updatedAt).toMatch(ISO);
+      for (const a of job.activities) {
+        expect(Object.keys(a).sort()).toEqual(
+          [
+            'id',
+            'kind',
+            'state',
+            'position',
+            'digit',
+            'status',
+            'attempts',
+            'error',
+            'startedAt',
+            'finishedAt',
+          ].sort(),
+        );
+      }
+    }
+    expect(printed[4]).toMatchObject({
+      id,
+      state: 'FAILURE',
+      finishedAt: expect.stringMatching(ISO),
+    });
+  });
+});
