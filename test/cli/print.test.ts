@@ -1,0 +1,223 @@
+/**
+ * How the CLI prints a job: the activity table by digit position (or, for code-first, in
+ * the order the works were scheduled), what it waits for, each error's stack, the engine
+ * internals only when asked, `weft list`'s table and `weft run`'s key lines.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatJobList, formatJobView, formatKeyChanges } from '../../src/cli/print.js';
+import { type ActivityView, humanDuration, type JobView } from '../../src/client/job-view.js';
+
+const T0 = '2026-11-23T09:00:00.000Z';
+const T1 = '2026-11-23T09:00:01.250Z';
+
+function activity(over: Partial<ActivityView> & Pick<ActivityView, 'id'>): ActivityView {
+  return {
+    kind: 'task',
+    state: 'Pending',
+    position: null,
+    digit: null,
+    status: null,
+    attempts: 0,
+    error: null,
+    startedAt: null,
+    finishedAt: null,
+    ...over,
+  };
+}
+
+function job(over: Partial<JobView> = {}): JobView {
+  return {
+    id: 'J1',
+    workflow: 'shop',
+    version: 2,
+    model: 'graph',
+    state: 'RUNNING',
+    collation: null,
+    compositional: null,
+    activities: [],
+    waitingFor: [],
+    input: {},
+    output: null,
+    error: null,
+    children: [],
+    parent: null,
+    createdAt: T0,
+    updatedAt: T1,
+    finishedAt: null,
+    ...over,
+  };
+}
+
+const STACK = [
+  'Error: card declined',
+  '    at charge (file:///app/handlers.js:12:11)',
+  '    at TaskRunner.run (file:///app/node_modules/weft/dist/worker/task-runner.js:1:1)',
+].join('\n');
+
+describe('formatJobView', () => {
+  it('lays a graph job out by digit position, whatever the order of its activities', () => {
+    const text = formatJobView(
+      job({
+        collation: '786000000000000',
+        waitingFor: ['waits for task charge (activity pay, attempt 2)'],
+        // In the graph's order, as the JSON keeps them.
+        activities: [
+          activity({
+            id: 'start',
+            kind: 'trigger',
+            position: 3,
+            digit: 6,
+            state: 'Completed',
+            finishedAt: T0,
+          }),
+          activity({
+            id: 'pay',
+            position: 2,
+            digit: 8,
+            state: 'Started',
+            attempts: 2,
+            startedAt: T0,
+            error: { name: 'Error', message: 'card declined', stack: STACK },
+          }),
+          activity({ id: 'email', position: 1, digit: 7, state: 'Errored', attempts: 1 }),
+        ],
+      }),
+    );
+    expect(text.split('\n')).toEqual([
+      'job J1  shop@2  RUNNING',
+      `created ${T0}`,
+      'waits for task charge (activity pay, attempt 2)',
+      'collation 786000000000000',
+      '| # | Activity | State     | Digit | Attempts | Started      | Finished     | Error                |',
+      '| - | -------- | --------- | ----- | -------- | ------------ | ------------ | -------------------- |',
+      '| 1 | email    | Errored   | 7     | 1        |              |              |                      |',
+      '| 2 | pay      | Started   | 8     | 2        | 09:00:00.000 |              | Error: card declined |',
+      '| 3 | start    | Completed | 6     |          |              | 09:00:00.000 |                      |',
+      'error in pay (attempt 2): Error: card declined',
+      '    at charge (file:///app/handlers.js:12:11)',
+      '    at TaskRunner.run (file:///app/node_modules/weft/dist/worker/task-runner.js:1:1)',
+    ]);
+  });
+
+  it("shows a code-first job's works in order, and its engine internals only when verbose", () => {
+    const view = job({
+      workflow: 'order',
+      version: 1,
+      model: 'durable',
+      waitingFor: ['waits for event approved'],
+      activities: [
+        activity({ id: 'reserve', state: 'completed', status: 'SUCCESS', attempts: 1 }),
+        activity({ id: 'wait', kind: 'wait', state: 'scheduled', status: 'PENDING' }),
+      ],
+      instance: {
+        id: 'J1',
+        workflow_name: 'order',
+        state: 'running',
+        decision_mode: 'run',
+        executions: [0, 1],
+        branches: [{ type: 'handle' }, { type: 'onStart', task_name: 'reserve', ended: true }],
+        statuses: [],
+      },
+    });
+    const plain = formatJobView(view).split('\n');
+    expect(plain).toEqual([
+      'job J1  order@1  RUNNING  (code-first)',
+      `created ${T0}`,
+      'waits for event approved',
+      '| Activity | Kind | State     | Attempts | Started | Finished |',
+      '| -------- | ---- | --------- | -------- | ------- | -------- |',
+      '| reserve  | task | completed | 1        |         |          |',
+      '| wait     | wait | scheduled |          |         |          |',
+    ]);
+    const verbose = formatJobView(view, { verbose: true }).split('\n');
+    expect(verbose.slice(0, plain.length)).toEqual(plain);
+    expect(verbose.slice(plain.length)).toEqual([
+      'instance J1  order  running (decisions: run)',
+      'executions [0,1]',
+      '  branch 0  handle',
+      '  branch 1  onStart(reserve)  ended',
+    ]);
+  });
+
+  it('prints the end, then each child job indented', () => {
+    const child = job({
+      id: 'J2',
+      workflow: 'ship',
+      version: 1,
+      state: 'SUCCESS',
+      output: { ok: true },
+    });
+    const text = formatJobView(
+      job({
+        state: 'FAILURE',
+        finishedAt: T1,
+        error: { name: 'Cancelled', message: 'job J1 was cancelled' },
+        children: [child],
+      }),
+    );
+    expect(text.split('\n')).toEqual([
+      'job J1  shop@2  FAILURE',
+      `created ${T0}  finished ${T1}`,
+      'error Cancelled: job J1 was cancelled',
+      '',
+      '  job J2  ship@1  SUCCESS',
+      `  created ${T0}`,
+      '  output {"ok":true}',
+    ]);
+  });
+});
+
+describe('formatJobList', () => {
+  it('has a header and keeps the order given (newest first)', () => {
+    expect(
+      formatJobList([
+        job({ id: 'J2', createdAt: T1 }),
+        job({ id: 'J1', workflow: 'order', version: 1, state: 'SUCCESS' }),
+      ]).split('\n'),
+    ).toEqual([
+      'JOB  WORKFLOW  STATE    CREATED',
+      `J2   shop@2    RUNNING  ${T1}`,
+      `J1   order@1   SUCCESS  ${T0}`,
+    ]);
+    expect(formatJobList([])).toBe('no jobs');
+  });
+});
+
+describe('formatKeyChanges', () => {
+  it('names each activity that moved, its new state and the key, aligned', () => {
+    const before = new Map<string, number | null>();
+    const at = (digits: Record<string, number>, state = 'RUNNING') =>
+      job({
+        state: state as JobView['state'],
+        activities: Object.entries(digits).map(([id, digit]) =>
+          activity({
+            id,
+            digit,
+            state: { 9: 'Pending', 8: 'Started', 6: 'Completed' }[digit] as string,
+          }),
+        ),
+      });
+    expect(formatKeyChanges(at({ quick: 9, fox: 9 }), '99', before)).toEqual([
+      'job    RUNNING    99',
+    ]);
+    expect(formatKeyChanges(at({ quick: 6, fox: 8 }), '86', before)).toEqual([
+      'quick  Completed  86',
+      'fox    Started    86',
+    ]);
+    // A key no activity of this job explains (a child's moved): the job's line.
+    expect(formatKeyChanges(at({ quick: 6, fox: 8 }), '86-9', before)).toEqual([
+      'job    RUNNING    86-9',
+    ]);
+  });
+});
+
+describe('humanDuration', () => {
+  it('says how long until a wait ends in at most two units', () => {
+    expect(humanDuration(45_000)).toBe('45s');
+    expect(humanDuration(200_000)).toBe('3m 20s');
+    expect(humanDuration(3_600_000)).toBe('1h');
+    expect(humanDuration(7_500_000)).toBe('2h 5m');
+    expect(humanDuration(90_000_000)).toBe('1d 1h');
+    expect(humanDuration(-5)).toBe('0s');
+  });
+});
