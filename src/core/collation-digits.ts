@@ -99,7 +99,8 @@ export interface CollationMoveRule {
 }
 
 /**
- * The allowed moves. `reenter` sends a finished activity back to pending when a cycle runs
+ * The allowed moves. `error` starts from 8 (a started activity failed) or from 5 (a
+ * paused hook timed out and no `on: timeout` transition took it). `reenter` sends a finished activity back to pending when a cycle runs
  * it again (the digit moves up); `revert` and `reverted` are the compensation moves that
  * mirror the task machine's SUCCESS|FAILURE → REVERTING → REVERTED. A revert that fails
  * uses `error` (8 → 7).
@@ -107,7 +108,7 @@ export interface CollationMoveRule {
 export const COLLATION_MOVES: Readonly<Record<CollationMove, CollationMoveRule>> = {
   start: { from: [9], to: 8 },
   complete: { from: [8], to: 6 },
-  error: { from: [8], to: 7 },
+  error: { from: [8, 5], to: 7 },
   pause: { from: [6], to: 5 },
   release: { from: [5], to: 4 },
   skip: { from: [9], to: 3 },

@@ -1,21 +1,29 @@
 /**
- * Ends an activity in one dimension: its digit moves, its output or error is stored, and
- * its outgoing transitions settle. An error or timeout with no transition to take is
- * recorded on the job, which then ends in FAILURE once nothing is active.
+ * Ends an activity in one dimension: its output or error is stored, its outgoing
+ * transitions settle, and its digit moves. The digit tells how the activity ended, so a
+ * job's end can be read off its key: an error or timeout that an `on: error` /
+ * `on: timeout` transition took is handled — the activity ends on its success digit (6,
+ * or 4 for a hook) — while one that no transition took ends on 7 (errored) and is
+ * recorded on the job, which then ends in FAILURE once nothing is active. So a SUCCESS
+ * job's final key holds no 7, and a FAILURE job's key holds one.
  */
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { ActivityAddress } from './messages.js';
 import type { Step } from './step.js';
-import { handles, settleOutgoing } from './transitions.js';
+import { settleOutgoing } from './transitions.js';
 
 /** How an activity ended. */
 export interface ActivityEnd {
   outcome: TransitionOn;
   output?: Json;
   error?: ErrorRecord;
-  /** The digit it ends on (default: 6 on success, 7 on error, 4 on timeout of a paused hook). */
+  /**
+   * The digit it ends on when it succeeds or a transition takes its error or timeout
+   * (default 6; a hook ends on 4, released). An error or timeout no transition takes
+   * always ends on 7.
+   */
   digit?: CollationDigit;
 }
 
@@ -25,10 +33,6 @@ export async function finishActivity(
   address: ActivityAddress,
   end: ActivityEnd,
 ): Promise<void> {
-  const digit =
-    end.digit ??
-    (end.outcome === 'success' ? COLLATION_DIGITS.completed : COLLATION_DIGITS.errored);
-  await step.move(address.a, digit);
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
   await step.tx.putActivity({
     job: step.job.id,
@@ -40,10 +44,13 @@ export async function finishActivity(
     finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
-  if (end.outcome !== 'success' && !handles(step, address.a, end.outcome)) {
-    await recordUnhandled(step, address, end.error);
-  }
-  await settleOutgoing(step, address.a, address.d, end.outcome);
+  const taken = await settleOutgoing(step, address.a, address.d, end.outcome);
+  const handled = end.outcome === 'success' || taken;
+  await step.move(
+    address.a,
+    handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored,
+  );
+  if (!handled) await recordUnhandled(step, address, end.error);
 }
 
 async function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {

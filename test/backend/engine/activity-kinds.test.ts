@@ -94,7 +94,7 @@ transitions:
     expect(view.state).toBe('SUCCESS');
     expect(Object.fromEntries(view.activities.map((a) => [a.id, a.digit]))).toEqual({
       start: 6,
-      charge: 7,
+      charge: 6,
       refund: 6,
       ship: 3,
     });
@@ -385,7 +385,7 @@ transitions:
     const view = await client.status(job.id);
     expect(view.state).toBe('SUCCESS');
     expect(view.output).toEqual({ stop: 'stopped' });
-    expect(view.activities.find((a) => a.id === 'again')?.digit).toBe(7);
+    expect(view.activities.find((a) => a.id === 'again')?.digit).toBe(6);
   });
 });
 
