@@ -9,6 +9,7 @@ import type {
   ClaimOptions,
   CounterRef,
   DefinitionRecord,
+  ErrorRecord,
   JobFilter,
   JobPatch,
   Json,
@@ -125,8 +126,17 @@ export class BoundStoreTx implements StoreTx {
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));
   }
-  release(stream: string, id: string, consumer: string, delayMs?: number) {
-    return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs));
+  release(
+    stream: string,
+    id: string,
+    consumer: string,
+    delayMs?: number,
+    lastError?: ErrorRecord,
+  ) {
+    return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs, lastError));
+  }
+  deadLetter(stream: string, id: string, consumer: string, reason: string) {
+    return this.invoke(W, () => this.ops.streams.deadLetter(stream, id, consumer, reason));
   }
   remove(stream: string, ids: string[]) {
     return this.invoke(W, () => this.ops.streams.remove(stream, ids));
@@ -142,6 +152,9 @@ export class BoundStoreTx implements StoreTx {
   }
   listDeadLetters(stream?: string, limit?: number) {
     return this.invoke(R, () => this.ops.streams.listDeadLetters(stream, limit));
+  }
+  getDeadLetter(id: string) {
+    return this.invoke(R, () => this.ops.streams.getDeadLetter(id));
   }
   requeueDeadLetter(id: string) {
     return this.invoke(W, () => this.ops.streams.requeueDeadLetter(id));
