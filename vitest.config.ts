@@ -30,7 +30,7 @@ const backend = (name: 'sqlite' | 'postgres') => ({
 
 export default defineConfig({
   // Examples import the package by name; tests run them against the source.
-  resolve: { alias: { weft: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  resolve: { alias: { 'weft-engine': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     // The CLI runs from dist/ in subprocess tests: build it once per run.
     globalSetup: ['test/support/build-dist.ts'],
@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: ['test/backend/**'],
         },
       },

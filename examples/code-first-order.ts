@@ -3,7 +3,7 @@
  * up to a day for an approval event, charges the card, ships, and emails the customer
  * without waiting. Types flow from each task into the workflow code.
  */
-import { defineTask, defineWorkflow, Workflow } from 'weft';
+import { defineTask, defineWorkflow, Workflow } from 'weft-engine';
 
 /** One order line. */
 export interface OrderLine {

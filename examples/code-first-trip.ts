@@ -5,7 +5,7 @@
  *
  *   npx weft run examples/code-first-trip.ts --input '[{"traveller":"Ana","nights":3}]'
  */
-import { defineTask, defineWorkflow, Workflow } from 'weft';
+import { defineTask, defineWorkflow, Workflow } from 'weft-engine';
 
 /** What the trip is started with. */
 export interface TripRequest {

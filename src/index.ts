@@ -2,7 +2,16 @@
  * weft's public API.
  */
 
-export { Client, type ClientOptions, type StartOptions } from './client/client.js';
+export {
+  Client,
+  type ClientOptions,
+  type Deployment,
+  type JobResult,
+  type ResultOptions,
+  type StartedJob,
+  type StartInput,
+  type StartOptions,
+} from './client/client.js';
 export type { ActivityView, JobView } from './client/job-view.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';
@@ -17,6 +26,12 @@ export {
   type WorkflowDefinition,
 } from './durable/index.js';
 export type { Instance } from './durable/instance.js';
+export {
+  type ActivityOptions,
+  type TransitionOptions,
+  WorkflowBuilder,
+  workflow,
+} from './graph/builder.js';
 export { type CompileOptions, compileWorkflow } from './graph/compile-workflow.js';
 export type { CompiledWorkflow } from './graph/compiled-workflow.js';
 export { openStore } from './store/open-store.js';

@@ -4,8 +4,9 @@
  * may hold code-first workflows (`defineWorkflow`) and tasks (`defineTask`).
  */
 import { existsSync } from 'node:fs';
+import { register as registerHooks } from 'node:module';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../core/errors.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
 import type { TaskHandlers } from '../worker/task-handler.js';
@@ -31,12 +32,65 @@ function isDefinition(value: unknown, kind: 'task' | 'workflow'): boolean {
 }
 
 let typescript: Promise<void> | undefined;
+
+/**
+ * A resolve hook that loads `.ts` files outside `node_modules` as ES modules whatever
+ * their package says: in a CommonJS package (a plain `npm init -y` project) Node would
+ * load them through `require`, refuse them as a cycle, or give them a second copy of
+ * weft whose classes are not the worker's. `.cts` files stay CommonJS.
+ */
+const TS_AS_ESM = `export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (/\\.ts$/.test(resolved.url) && !resolved.url.includes('/node_modules/')) {
+    return { ...resolved, format: 'module' };
+  }
+  return resolved;
+}`;
+
+/** Registers tsx's ESM loader, and {@link TS_AS_ESM} in front of it, for the process. */
 function registerTypeScript(): Promise<void> {
   typescript ??= import('tsx/esm/api').then(({ register }) => {
     register();
+    registerHooks(`data:text/javascript,${encodeURIComponent(TS_AS_ESM)}`);
   });
   return typescript;
 }
+
+/**
+ * The module's exports: a CommonJS module compiled from ESM (a `.ts` file in a CommonJS
+ * package) arrives as `{ default: { __esModule: true, …exports } }`.
+ */
+function exportsOf(namespace: Record<string, unknown>): Record<string, unknown> {
+  const inner = namespace.default as Record<string, unknown> | undefined;
+  const onlyDefault = Object.keys(namespace).every(
+    (k) => k === 'default' || k === 'module.exports',
+  );
+  if (onlyDefault && inner && typeof inner === 'object' && inner.__esModule === true) {
+    const { __esModule: _, ...exports } = inner;
+    return exports;
+  }
+  return namespace;
+}
+
+/**
+ * Where an import failed, in the user's own files: the cause's message, then the stack
+ * lines outside Node and outside weft (file:line:column), so a syntax error or a throw
+ * at a module's top level points at its line.
+ */
+function importFailure(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const own = (cause.stack ?? '')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at ') && !/node:|node_modules/.test(line))
+    .filter((line) => !OWN_CODE.some((dir) => line.includes(dir)))
+    .slice(0, 5);
+  return [cause.message, ...own.map((line) => `    ${line}`)].join('\n');
+}
+
+/** weft's own code (built and source), left out of an import error's stack. */
+const OWN_CODE = ['../', '../../dist/'].map((up) => fileURLToPath(new URL(up, import.meta.url)));
 
 /** Imports a module by path; TypeScript files go through tsx. */
 export async function importModule(path: string, option: string): Promise<Record<string, unknown>> {
@@ -46,10 +100,15 @@ export async function importModule(path: string, option: string): Promise<Record
     // tsx's loader is registered for the whole process (not a scoped import), so the
     // module shares weft's own classes with this process.
     if (TYPESCRIPT.has(extname(absolute))) await registerTypeScript();
-    return (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+    return exportsOf((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    throw new ValidationError(`could not be imported: ${reason}`, `${option} ${path}`, { cause });
+    throw new ValidationError(
+      `could not be imported: ${importFailure(cause)}`,
+      `${option} ${path}`,
+      {
+        cause,
+      },
+    );
   }
 }
 

@@ -13,12 +13,15 @@ import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { createCliLogger, LOG_FORMATS, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
+import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
-import { formatJobLine, formatJobView, type Output, printJson, processOutput } from './print.js';
+import { packageVersion } from './package-version.js';
+import { formatJobList, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { runWorkerCommand } from './worker-command.js';
 import { readWorkflowFile } from './workflow-files.js';
 
 /** `--log-format` of the commands that run a worker. */
@@ -37,6 +40,9 @@ interface Common {
 export function buildProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('weft')
     .description('weft: durable workflows for TypeScript')
+    .version(packageVersion(), '-V, --version', 'print the version of weft')
+    // Program options only before the command: `weft start x --version 2` is start's own.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => output.out(s.trimEnd()),
@@ -78,13 +84,21 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'code-first module: the workflow to run (default: its default export)',
     )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
-    .action(
-      withStore((store, opts, file: string) =>
-        CODE_FILE.test(file)
-          ? runCodeFirst(store, file, opts, output)
-          : runCommand(store, file, opts, output),
-      ),
-    );
+    .action(async (...args: unknown[]) => {
+      // Listening from the start: a Ctrl-C at any point stops the run the same way.
+      const interrupt = listenForInterrupt((signal) =>
+        output.err(`weft run: ${signal} again: exiting now`),
+      );
+      try {
+        await withStore((store, opts, file: string) =>
+          CODE_FILE.test(file)
+            ? runCodeFirst(store, file, opts, output, interrupt)
+            : runCommand(store, file, opts, output, interrupt),
+        )(...args);
+      } finally {
+        interrupt.dispose();
+      }
+    });
 
   program
     .command('validate <file>')
@@ -139,10 +153,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       withStore(async (store, opts, workflow: string) => {
         const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
           null) as Json;
+        const known = await store.getDefinition(workflow);
         const job = await new Client(store).start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
         });
+        if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, job);
         else output.out(job.id);
         return 0;
@@ -156,28 +172,33 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
     )
     .option('--concurrency <n>', 'handlers running at once', positiveWholeNumber, 10)
+    .option(
+      '--grace-ms <ms>',
+      'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',
+      positiveWholeNumber,
+      10_000,
+    )
+    .option(
+      '--give-up-ms <ms>',
+      'exit 1 when the store stays unreachable this long (it is retried until then)',
+      positiveWholeNumber,
+      600_000,
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
-      withStore(async (store, opts) => {
-        const logger = createCliLogger(parseLogFormat(opts.logFormat as string | undefined));
-        const module = await loadWorkerModule(opts.handlers as string | undefined);
-        const worker = new Worker({
+      withStore((store, opts) =>
+        runWorkerCommand(
           store,
-          logger,
-          handlers: module.handlers,
-          workflows: module.workflows,
-          tasks: module.tasks,
-          concurrency: opts.concurrency as number,
-        });
-        await worker.start();
-        output.err(`weft worker ${worker.consumer} running on ${store.url}`);
-        await new Promise<void>((resolve) => {
-          process.once('SIGTERM', resolve);
-          process.once('SIGINT', resolve);
-        });
-        await worker.stop();
-        return 0;
-      }),
+          {
+            handlers: opts.handlers as string | undefined,
+            concurrency: opts.concurrency as number,
+            logFormat: opts.logFormat as string | undefined,
+            graceMs: opts.graceMs as number,
+            giveUpMs: opts.giveUpMs as number,
+          },
+          output,
+        ),
+      ),
     );
 
   storeOption(program.command('signal <job> <name>'))
@@ -259,10 +280,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     );
 
   storeOption(program.command('list'))
-    .description('list jobs, oldest first')
+    .description('list jobs, newest first')
     .option('--state <state>', `only jobs in this state (${FLOW_STATES.join(', ')})`)
     .option('--workflow <id>', 'only jobs of this workflow')
     .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
+    .option('--after <time>', 'only jobs created at or after this ISO time (2026-11-23T09:00Z)')
     .option('--json', 'print a JSON array of jobs')
     .action(
       withStore(async (store, opts) => {
@@ -270,13 +292,23 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         if (state !== undefined && !FLOW_STATES.includes(state as FlowState)) {
           throw new ValidationError(`must be one of ${FLOW_STATES.join(', ')}`, `--state ${state}`);
         }
+        const after = opts.after as string | undefined;
+        const createdAfter = after === undefined ? undefined : Date.parse(after);
+        if (createdAfter !== undefined && Number.isNaN(createdAfter)) {
+          throw new ValidationError(
+            `must be an ISO time such as 2026-11-23T09:00:00Z, got ${JSON.stringify(after)}`,
+            '--after',
+          );
+        }
         const jobs = await new Client(store).list({
           ...(state ? { state: state as FlowState } : {}),
           ...(opts.workflow ? { workflow: opts.workflow as string } : {}),
+          ...(createdAfter !== undefined ? { createdAfter } : {}),
+          descending: true,
           limit: opts.limit as number,
         });
         if (opts.json) printJson(output, jobs);
-        else for (const job of jobs) output.out(formatJobLine(job));
+        else output.out(formatJobList(jobs));
         return 0;
       }),
     );
@@ -305,6 +337,11 @@ function describeDeployment(d: Deployment): string {
   const from =
     d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
   return `deployed ${d.workflow} version ${d.version}${from}`;
+}
+
+/** What `weft start` says on stderr when it starts a workflow no one has deployed or registered. */
+function notRegisteredYet(workflow: string): string {
+  return `no worker has registered workflow ${JSON.stringify(workflow)} yet; the job waits for a worker with its code (a graph workflow must be deployed first: weft deploy <file>)`;
 }
 
 function reportError(output: Output, error: unknown, json: boolean): number {

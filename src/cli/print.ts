@@ -3,9 +3,7 @@
  * otherwise. Jobs print their collation table the way seed 000 lays it out.
  */
 
-import type { JobView } from '../client/job-view.js';
-import { renderCollationTable } from '../core/collation.js';
-import type { CollationDigit } from '../core/collation-digits.js';
+import type { ActivityView, JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
 import type { JobRecord } from '../store/records.js';
 
@@ -34,14 +32,11 @@ export function formatJobView(view: JobView, indent = ''): string {
     if (view.compositional && view.children.length > 0) {
       lines.push(`${indent}compositional ${view.compositional}`);
     }
-    const table = renderCollationTable(
-      view.activities.map((a) => ({
-        activity: a.id,
-        state: a.state,
-        digit: a.digit as CollationDigit,
-      })),
+    lines.push(
+      ...renderActivityTable(view.activities)
+        .split('\n')
+        .map((l) => indent + l),
     );
-    lines.push(...table.split('\n').map((l) => indent + l));
   }
   if (view.instance) {
     lines.push(
@@ -56,9 +51,57 @@ export function formatJobView(view: JobView, indent = ''): string {
   return lines.join('\n');
 }
 
-/** One line per job for `weft list`. */
-export function formatJobLine(job: JobRecord): string {
-  return `${job.id}  ${job.workflow}@${job.version}  ${job.state}  ${new Date(job.createdAt).toISOString()}`;
+/** `weft list`'s table: a header, then one line per job (id, workflow@version, state, created). */
+export function formatJobList(jobs: readonly JobRecord[]): string {
+  if (jobs.length === 0) return 'no jobs';
+  const rows = [
+    ['JOB', 'WORKFLOW', 'STATE', 'CREATED'],
+    ...jobs.map((job) => [
+      job.id,
+      `${job.workflow}@${job.version}`,
+      job.state,
+      new Date(job.createdAt).toISOString(),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+    )
+    .join('\n');
+}
+
+/**
+ * The activities of a graph job by digit position, so the key reads against the table:
+ * position, activity, state and digit, then attempts and times (UTC), and an error column
+ * when an activity has one.
+ */
+export function renderActivityTable(activities: readonly ActivityView[]): string {
+  const rows = [...activities].sort((a, b) => a.position - b.position);
+  const time = (iso: string | null) => (iso ? iso.slice(11, 23) : '');
+  const errors = rows.some((a) => a.error);
+  const header = ['#', 'Activity', 'State', 'Digit', 'Attempts', 'Started', 'Finished'];
+  if (errors) header.push('Error');
+  const body = rows.map((a) => {
+    const cells = [
+      String(a.position),
+      a.id,
+      a.state,
+      String(a.digit),
+      a.attempts > 0 ? String(a.attempts) : '',
+      time(a.startedAt),
+      time(a.finishedAt),
+    ];
+    if (errors) cells.push(a.error ? `${a.error.name}: ${a.error.message}` : '');
+    return cells;
+  });
+  const widths = header.map((title, col) =>
+    Math.max(title.length, ...body.map((cells) => (cells[col] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(header), rule, ...body.map(line)].join('\n');
 }
 
 /** One line per branch of a code-first instance, for `weft status`. */
@@ -75,4 +118,32 @@ export function formatInstance(instance: Instance): string {
   if (open.length && instance.state === 'running')
     lines.push(`waiting on ${open.map((s) => `${s.type} ${s.name}`).join(', ')}`);
   return lines.join('\n');
+}
+
+/**
+ * The lines `weft run` prints when a job's key changes: one per activity whose digit
+ * moved, `<activity>  <new state>  <key>` (`fox  Started  968969000000000`); the first
+ * key, and a key no activity's digit explains (a child's, in a compositional key), print
+ * as `job  <job state>  <key>`.
+ * `before` maps each activity to the digit it showed last; it is updated.
+ */
+export function formatKeyChanges(
+  view: JobView,
+  key: string,
+  before: Map<string, number>,
+): string[] {
+  const width = Math.max(3, ...view.activities.map((a) => a.id.length));
+  const jobLine = `${'job'.padEnd(width)}  ${view.state.padEnd(9)}  ${key}`;
+  if (before.size === 0) {
+    // The first key: where every activity starts, printed once for the job.
+    for (const a of view.activities) before.set(a.id, a.digit);
+    return [jobLine];
+  }
+  const lines: string[] = [];
+  for (const a of view.activities) {
+    if (before.get(a.id) === a.digit) continue;
+    before.set(a.id, a.digit);
+    lines.push(`${a.id.padEnd(width)}  ${a.state.padEnd(9)}  ${key}`);
+  }
+  return lines.length > 0 ? lines : [jobLine];
 }

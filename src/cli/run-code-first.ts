@@ -11,8 +11,17 @@ import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
+import {
+  type Interrupt,
+  interruptedNote,
+  resumeCommand,
+  SIGNAL_EXIT_CODE,
+  untilEndOrInterrupt,
+  WORKER_GRACE_MS,
+} from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { formatJobView, type Output, printJson } from './print.js';
+import { stopWithin } from './worker-command.js';
 
 /** Options of `weft run` on a module. */
 export interface CodeFirstRunOptions {
@@ -33,6 +42,8 @@ export async function runCodeFirst(
   file: string,
   options: CodeFirstRunOptions,
   output: Output,
+  /** Listening for Ctrl-C and SIGTERM (set up by the caller, disposed by it). */
+  interrupt: Interrupt,
 ): Promise<number> {
   const logger = createCliLogger(parseLogFormat(options.logFormat));
   const module = await loadWorkerModule(file, 'weft run');
@@ -57,11 +68,9 @@ export async function runCodeFirst(
     tasks: [...module.tasks, ...extra.tasks],
     handlers: { ...module.handlers, ...extra.handlers },
     concurrency: options.concurrency ?? 10,
+    graceMs: WORKER_GRACE_MS,
   });
   const client = new Client(store);
-  const stop = () => void worker.stop();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     await worker.start();
     const job = await client.start(
@@ -70,14 +79,19 @@ export async function runCodeFirst(
       options.id ? { id: options.id } : {},
     );
     if (!options.json) output.out(`job ${job.id}  ${chosen.name} (code-first)`);
-    await client.result(job.id, { wait: true });
+    const signal = await untilEndOrInterrupt(client, job.id, interrupt);
+    if (signal) {
+      await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
+      output.err(
+        await interruptedNote(client, job.id, signal, resumeCommand(file, options.handlers)),
+      );
+      return SIGNAL_EXIT_CODE[signal];
+    }
     const view = await client.status(job.id);
     if (options.json) printJson(output, view);
     else output.out(`\n${formatJobView(view)}`);
     return view.state === 'SUCCESS' ? 0 : 1;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await worker.stop();
+    await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
   }
 }

@@ -12,8 +12,17 @@ import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadHandlers } from './handlers-module.js';
+import {
+  type Interrupt,
+  interruptedNote,
+  resumeCommand,
+  SIGNAL_EXIT_CODE,
+  untilEndOrInterrupt,
+  WORKER_GRACE_MS,
+} from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
-import { formatJobView, type Output, printJson } from './print.js';
+import { formatJobView, formatKeyChanges, type Output, printJson } from './print.js';
+import { stopWithin } from './worker-command.js';
 import { readWorkflowWithDependencies } from './workflow-files.js';
 
 /** Options of `weft run`. */
@@ -34,6 +43,8 @@ export async function runCommand(
   file: string,
   options: RunOptions,
   output: Output,
+  /** Listening for Ctrl-C and SIGTERM (set up by the caller, disposed by it). */
+  interrupt: Interrupt,
 ): Promise<number> {
   const logger = createCliLogger(parseLogFormat(options.logFormat));
   const files = readWorkflowWithDependencies(file);
@@ -60,13 +71,15 @@ export async function runCommand(
     ...(options.id ? { id: options.id } : {}),
   });
   let last = '';
+  // Each activity's digit as last printed: a new key names the activities that moved.
+  const digits = new Map<string, number>();
   const show = async () => {
     if (options.json) return;
     const view = await client.status(job.id);
     const key = view.children.length ? (view.compositional ?? '') : (view.collation ?? '');
     if (key !== last) {
       last = key;
-      output.out(`${key}  ${view.state}`);
+      for (const line of formatKeyChanges(view, key, digits)) output.out(line);
     }
   };
   if (!options.json) {
@@ -87,22 +100,26 @@ export async function runCommand(
     logger,
     handlers,
     concurrency: options.concurrency ?? 10,
+    graceMs: WORKER_GRACE_MS,
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,
     onCommit: () => {
       showing = showing.then(show).catch(() => {});
     },
   });
-  const stop = () => void worker.stop();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     await worker.start();
-    await client.result(job.id, { wait: true });
+    const signal = await untilEndOrInterrupt(client, job.id, interrupt);
+    if (signal) {
+      await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
+      await showing;
+      output.err(
+        await interruptedNote(client, job.id, signal, resumeCommand(file, options.handlers)),
+      );
+      return SIGNAL_EXIT_CODE[signal];
+    }
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await worker.stop();
+    await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
     await showing;
   }
   const view = await client.status(job.id);

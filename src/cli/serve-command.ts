@@ -10,6 +10,7 @@ import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { listenForInterrupt } from './interrupt.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 
@@ -30,11 +31,14 @@ interface ServeFlags {
   logFormat?: string;
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
+/** Until the first SIGINT or SIGTERM (a second one exits at once). */
+async function untilSignal(): Promise<void> {
+  const interrupt = listenForInterrupt();
+  try {
+    await interrupt.received;
+  } finally {
+    interrupt.dispose();
+  }
 }
 
 function names(value: string | undefined): string[] {
@@ -79,9 +83,22 @@ export function registerServeCommand(
           logger,
         });
         output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
-        await (options.until ?? untilSignal)();
+        // The engine worker gives up (rejects) when the store stays unreachable.
+        const gaveUp = serving.worker
+          ? serving.worker.run().then(
+              () => undefined,
+              (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+            )
+          : new Promise<undefined>(() => {});
+        const outcome = await Promise.race([
+          (options.until ?? untilSignal)().then(() => undefined),
+          gaveUp,
+        ]);
         await serving.close();
-        setExit(0);
+        if (outcome) {
+          output.err(`error: ${outcome.message}`);
+          setExit(1);
+        } else setExit(0);
       } catch (error) {
         output.err(
           `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,

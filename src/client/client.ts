@@ -13,6 +13,7 @@ import {
 } from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
+import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { GraphEngine } from '../engine/graph-engine.js';
@@ -36,6 +37,40 @@ export interface StartOptions {
   /** A workflow version (default: the newest deployed). */
   version?: number;
 }
+
+/** How `Client.result` reads a job. */
+export interface ResultOptions {
+  /** Wait until the job has ended. */
+  wait?: boolean;
+  /** With `wait`: give up with a TimeoutError after this many ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * The input `Client.start` takes for a code-first workflow whose `handle` takes the
+ * arguments `A`: the arguments as an array, or, when `handle` takes one argument that is
+ * not an array, that argument alone (the array of two arguments `['Oslo', 2]`, the order
+ * `{ id: 'A1' }` or `[{ id: 'A1' }]`, the one array argument `[['a', 'b']]`).
+ */
+export type StartInput<A extends unknown[]> = A extends [infer X]
+  ? X extends readonly unknown[]
+    ? [X]
+    : X | [X]
+  : A;
+
+/** Carries a job's output type on its record; never set at run time. */
+declare const outputType: unique symbol;
+
+/**
+ * A job started from a typed {@link WorkflowDefinition}: its record, carrying the type of
+ * the workflow's result so that `client.result(job)` returns it typed.
+ */
+export interface StartedJob<O = unknown> extends JobRecord {
+  readonly [outputType]?: O;
+}
+
+/** A typed job's record as `Client.result` reads it: `output` is the workflow's result. */
+export type JobResult<O> = Omit<StartedJob<O>, 'output'> & { output: O | null };
 
 /**
  * What a deploy did: the stored version, and whether this deploy stored it (`deployed`)
@@ -123,25 +158,39 @@ export class Client {
   }
 
   /**
-   * Starts a job of a deployed graph workflow, or an instance of a code-first workflow a
-   * worker has registered (its `handle` gets `input` as its arguments when `input` is an
-   * array, else as its one argument). A graph job's input is checked against the
+   * Starts a job of a deployed graph workflow, or an instance of a code-first workflow
+   * (its `handle` gets `input` as its arguments when `input` is an array, else as its one
+   * argument). Given the code-first {@link WorkflowDefinition} rather than its name, the
+   * input is typed by its `handle` (see {@link StartInput}) and the job returned carries
+   * its result type to {@link Client.result}. A graph job's input is checked against the
    * workflow's input schema first; a job whose input fails is refused with a
    * ValidationError. Starting an existing id returns that job.
+   *
+   * A name with no stored definition is taken for a code-first workflow no worker has
+   * registered yet: the job is created and waits (RUNNING) until a worker with that
+   * workflow's code runs it. Graph workflows must be deployed before they are started;
+   * a `version` that is not stored is a NotFoundError. The client never needs the code:
+   * a code-first instance's initial properties are written by the first worker with
+   * the code that decides for it.
    */
+  start<A extends unknown[], O>(
+    workflow: WorkflowDefinition<A, O>,
+    ...args: [] extends A
+      ? [input?: StartInput<A>, options?: StartOptions]
+      : [input: StartInput<A>, options?: StartOptions]
+  ): Promise<StartedJob<O>>;
+  start(workflow: string, input?: Json, options?: StartOptions): Promise<JobRecord>;
   async start(
-    workflow: string,
+    definition: string | WorkflowDefinition<never[], unknown>,
     input: Json = null,
     options: StartOptions = {},
   ): Promise<JobRecord> {
+    const workflow = typeof definition === 'string' ? definition : definition.name;
     const record = await this.store.getDefinition(workflow, options.version);
-    if (!record) {
-      throw new NotFoundError(
-        'workflow',
-        options.version ? `${workflow}@${options.version}` : workflow,
-      );
+    if (!record && options.version !== undefined) {
+      throw new NotFoundError('workflow', `${workflow}@${options.version}`);
     }
-    if (record.model === 'durable') {
+    if (!record || record.model === 'durable') {
       const args = Array.isArray(input) ? input : [input];
       const id = options.id ?? this.newId();
       const { job } = await this.store.transaction((tx) =>
@@ -252,11 +301,15 @@ export class Client {
     });
   }
 
-  /** Reads a job; with `wait`, resolves once it has ended (woken by the store's notice). */
-  async result(
-    jobId: string,
-    options: { wait?: boolean; timeoutMs?: number } = {},
-  ): Promise<JobRecord> {
+  /**
+   * Reads a job (by id, or the record `start` returned: a job started from a typed
+   * definition reads back with its `output` typed); with `wait`, resolves once it has
+   * ended (woken by the store's notice).
+   */
+  result<O>(job: StartedJob<O>, options?: ResultOptions): Promise<JobResult<O>>;
+  result(jobId: string, options?: ResultOptions): Promise<JobRecord>;
+  async result(target: string | JobRecord, options: ResultOptions = {}): Promise<JobRecord> {
+    const jobId = typeof target === 'string' ? target : target.id;
     const read = async () => {
       const job = await this.store.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);

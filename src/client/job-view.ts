@@ -8,16 +8,26 @@ import { type CompositionalNode, composeKey } from '../core/compositional-key.js
 import type { FlowState } from '../core/states.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import { COLLATION_FIELD } from '../engine/step.js';
-import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
+import type { ActivityRecord, ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 
 /** One activity's row. */
 export interface ActivityView {
   id: string;
   kind: string;
+  /** Its digit's position in the collation key, from 1 (the leftmost digit). */
+  position: number;
   /** The digit's name: Pending, Started, Completed, … */
   state: string;
   digit: number;
+  /** Its record's status (PENDING, RUNNING, SUCCESS, FAILURE), null before it ran. */
+  status: string | null;
+  /** Attempts made so far (tasks; 0 before the first). */
+  attempts: number;
+  /** The error it ended with (or its last failed attempt's), with its stack when known. */
+  error: ErrorRecord | null;
+  startedAt: string | null;
+  finishedAt: string | null;
 }
 
 /** A job as the CLI and API print it. */
@@ -78,6 +88,13 @@ export async function jobView(
   const wf = await engine.workflow(tx, job.workflow, job.version);
   const key = (await tx.getCounter({ job: job.id, field: COLLATION_FIELD })) ?? 0n;
   const rows = collationTable(wf.layout, key, wf.graphOrder);
+  // Each activity's newest record (a cycle leaves one per dimensional thread).
+  const records = new Map<string, ActivityRecord>();
+  for (const r of await tx.listActivities(job.id)) {
+    const held = records.get(r.activity);
+    if (!held || r.updatedAt >= held.updatedAt) records.set(r.activity, r);
+  }
+  const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
   const node: CompositionalNode = {
     key: formatCollationKey(wf.layout, key),
     children: childNodes
@@ -92,12 +109,21 @@ export async function jobView(
       ...base,
       collation: formatCollationKey(wf.layout, key),
       compositional: composeKey(node),
-      activities: rows.map((row) => ({
-        id: row.activity,
-        kind: wf.compiled.activities[row.activity]?.kind ?? 'unknown',
-        state: row.state,
-        digit: row.digit,
-      })),
+      activities: rows.map((row) => {
+        const record = records.get(row.activity);
+        return {
+          id: row.activity,
+          kind: wf.compiled.activities[row.activity]?.kind ?? 'unknown',
+          position: (wf.layout.positions.get(row.activity) ?? 0) + 1,
+          state: row.state,
+          digit: row.digit,
+          status: record?.status ?? null,
+          attempts: record?.attempt ?? 0,
+          error: record?.error ?? null,
+          startedAt: iso(record?.startedAt),
+          finishedAt: iso(record?.finishedAt),
+        };
+      }),
     },
     node,
   };

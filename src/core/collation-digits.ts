@@ -99,11 +99,10 @@ export interface CollationMoveRule {
 }
 
 /**
- * The allowed moves. `error` starts from 8 (a started activity failed) or from 5 (a
- * paused hook timed out and no `on: timeout` transition took it). `reenter` sends a finished activity back to pending when a cycle runs
+ * The allowed moves. `reenter` sends a finished activity back to pending when a cycle runs
  * it again (the digit moves up); `revert` and `reverted` are the compensation moves that
  * mirror the task machine's SUCCESS|FAILURE → REVERTING → REVERTED. A revert that fails
- * uses `error` (8 → 7).
+ * uses `error` (8 → 7). A paused hook whose timeout nothing handles errs from 5 (5 → 7).
  */
 export const COLLATION_MOVES: Readonly<Record<CollationMove, CollationMoveRule>> = {
   start: { from: [9], to: 8 },

@@ -8,6 +8,8 @@
  * When this process has the workflow's code, a triggered decision runs here, in the same
  * transaction (the code is deterministic and does no I/O); otherwise a `decide` message
  * goes to the workflow's decision stream for a process (or HTTP agent) that has it.
+ * Likewise an instance started without the code (by a client) has its initial
+ * properties written by the first process with the code that decides for it.
  *
  * Each work (task, child) also gets an activity semaphore as graph activities do: Leg1
  * when it is scheduled, Leg2 when its result is recorded, so a result recorded twice is
@@ -46,6 +48,7 @@ import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from '.
 import type { Instance } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import { moveJobState } from './job-state-path.js';
+import { settledAsIs, settleInitialProperties } from './pending-properties.js';
 import { systemValueSource, type ValueSource } from './value-source.js';
 import { initialProperties } from './workflow-object.js';
 
@@ -104,7 +107,8 @@ export class DurableEngine {
       id: start.id,
       workflowName: start.workflow,
       input: start.input,
-      properties: definition ? initialProperties(definition) : {},
+      // Without the code the initial properties are left to the process that has it.
+      properties: definition ? initialProperties(definition) : null,
       customId: start.id,
       now,
     });
@@ -182,7 +186,7 @@ export class DurableEngine {
     if (!locked?.instance.decision_ongoing || locked.instance.decision_uuid !== outcome.uuid) {
       return false;
     }
-    const applied = applyDecisions(locked.instance, outcome, this.clock.now());
+    const applied = applyDecisions(settledAsIs(locked.instance), outcome, this.clock.now());
     await this.advance(tx, locked.job, applied.instance, applied.effects);
     return true;
   }
@@ -255,6 +259,7 @@ export class DurableEngine {
           break;
         }
       }
+      instance = settleInitialProperties(instance, definition);
       const request = currentRequest(instance);
       const outcome = await runDecision(request, definition, { values: this.values });
       const applied = applyDecisions(instance, outcome, this.clock.now());

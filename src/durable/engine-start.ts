@@ -1,6 +1,7 @@
 /**
  * Starting a workflow (the seed's "Starting a Workflow"): an empty history, the initial
- * properties as `properties(0)`, and one `handle` action in the buffer. The runtime then
+ * properties as `properties(0)` (or a placeholder, marked pending, when the starting
+ * process lacks the code), and one `handle` action in the buffer. The runtime then
  * calls {@link tryTriggerDecision}.
  */
 import { ValidationError } from '../core/errors.js';
@@ -15,8 +16,13 @@ export interface StartInstanceInput {
   workflowName: string;
   /** The arguments of `handle(...input)`. */
   input: readonly unknown[];
-  /** The workflow's initial properties (see `initialProperties`). */
-  properties: JsonObject;
+  /**
+   * The workflow's initial properties (see `initialProperties`), or null when this
+   * process does not have the workflow's code: `properties(0)` is then filled in by the
+   * first process with the code that decides for the instance (see
+   * `settleInitialProperties`).
+   */
+  properties: JsonObject | null;
   /** The caller's id; the runtime keeps one instance per custom id. */
   customId?: string | null;
   /** Engine time, epoch ms. */
@@ -27,7 +33,8 @@ export interface StartInstanceInput {
 export function startInstance(start: StartInstanceInput): Instance {
   if (!start.id) throw new ValidationError('an instance needs an id', 'startInstance.id');
   const input = toJson([...start.input], 'workflow input') as Json[];
-  const properties = toJson(start.properties, 'initial properties') as JsonObject;
+  const pending = start.properties === null;
+  const properties = toJson(start.properties ?? {}, 'initial properties') as JsonObject;
   return {
     id: start.id,
     custom_id: start.customId ?? null,
@@ -38,6 +45,7 @@ export function startInstance(start: StartInstanceInput): Instance {
     statuses: [],
     waits: [],
     properties: [{ key: 0, values: properties }],
+    ...(pending ? { properties_pending: true } : {}),
     buffer: [{ timestamp: start.now, type: 'handle', data: { input }, seq: 0 }],
     buffer_seq: 1,
     ongoing_index: null,

@@ -125,6 +125,13 @@ export interface Instance {
   waits: Wait[];
   /** Properties versions, stored only when they change, by execution index. */
   properties: PropertiesEntry[];
+  /**
+   * (weft) true while `properties(0)` is not known yet: the instance was started by a
+   * process without the workflow's code (a client, or a worker starting a child it has
+   * no code for), so its first entry is an empty placeholder. The first process with the
+   * code to run a decision for it writes the workflow's initial properties there first.
+   */
+  properties_pending?: boolean;
   buffer: BufferedAction[];
   /** (weft) next reception sequence number for `buffer`. */
   buffer_seq: number;

@@ -1,11 +1,13 @@
 /**
- * Ends an activity in one dimension: its output or error is stored, its outgoing
- * transitions settle, and its digit moves. The digit tells how the activity ended, so a
- * job's end can be read off its key: an error or timeout that an `on: error` /
- * `on: timeout` transition took is handled — the activity ends on its success digit (6,
- * or 4 for a hook) — while one that no transition took ends on 7 (errored) and is
- * recorded on the job, which then ends in FAILURE once nothing is active. So a SUCCESS
- * job's final key holds no 7, and a FAILURE job's key holds one.
+ * Ends an activity in one dimension: its digit moves, its output or error is stored, and
+ * its outgoing transitions settle. An error or timeout with no transition to take is
+ * recorded on the job, which then ends in FAILURE once nothing is active.
+ *
+ * The key tells a job's end both ways: only an error nothing handles ends on 7
+ * (errored), so a FAILURE job's key holds a 7 and a SUCCESS job's holds none. An error or
+ * timeout that an `on: error` / `on: timeout` transition takes ends where the activity's
+ * success would: 6 (completed), or 4 (released) for a hook; its record keeps the error.
+ * A transition counts when it is taken: one whose `when` is false handles nothing.
  */
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
@@ -20,9 +22,8 @@ export interface ActivityEnd {
   output?: Json;
   error?: ErrorRecord;
   /**
-   * The digit it ends on when it succeeds or a transition takes its error or timeout
-   * (default 6; a hook ends on 4, released). An error or timeout no transition takes
-   * always ends on 7.
+   * The digit a handled end moves to (default 6; 4 for a hook). An error or timeout that
+   * no transition handles always ends on 7.
    */
   digit?: CollationDigit;
 }
@@ -34,8 +35,7 @@ export async function finishActivity(
   end: ActivityEnd,
 ): Promise<void> {
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
-  await step.tx.putActivity({
-    job: step.job.id,
+  step.putActivity({
     activity: address.a,
     dimension: address.d,
     status,
@@ -44,16 +44,15 @@ export async function finishActivity(
     finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
+  // Handled means taken: an `on: error` transition whose `when` is false handles nothing.
   const taken = await settleOutgoing(step, address.a, address.d, end.outcome);
   const handled = end.outcome === 'success' || taken;
-  await step.move(
-    address.a,
-    handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored,
-  );
-  if (!handled) await recordUnhandled(step, address, end.error);
+  const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
+  await step.move(address.a, digit);
+  if (!handled) recordUnhandled(step, address, end.error);
 }
 
-async function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
+function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
   if (step.job.error) return;
   const record: ErrorRecord = {
     name: error?.name ?? 'ActivityError',
@@ -61,6 +60,5 @@ async function recordUnhandled(step: Step, address: ActivityAddress, error?: Err
     activity: address.a,
     ...(error?.code ? { code: error.code } : {}),
   };
-  step.job.error = record;
-  await step.tx.updateJob(step.job.id, { error: record });
+  step.recordJobError(record);
 }

@@ -9,13 +9,15 @@ import { toErrorRecord, ValidationError } from '../core/errors.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
 import type { ActivityKind } from './activities/activity-kind.js';
-import { makeAwait, respondChild } from './activities/await.js';
+import { awaitKind, respondChild } from './activities/await.js';
 import { cycle } from './activities/cycle.js';
 import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
 import { respondWake, sleep } from './activities/sleep.js';
 import { respondTask, task } from './activities/task.js';
 import { trigger } from './activities/trigger.js';
+import { JobState } from './job-state.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
 import {
@@ -48,6 +50,13 @@ export interface GraphEngineOptions {
   inlineSteps?: number;
 }
 
+/** One piece of a batch: a step to run over a job's state. */
+interface BatchWork {
+  job: string;
+  d: string;
+  body: (step: Step) => Promise<boolean>;
+}
+
 /** How many more steps the current call may run inline. */
 interface InlineBudget {
   left: number;
@@ -63,16 +72,7 @@ export class GraphEngine {
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
-    const loadLatest = async (step: Step, workflow: string): Promise<LoadedWorkflow> => {
-      const record = await step.tx.getDefinition(workflow);
-      if (!record)
-        throw new ValidationError(
-          `workflow ${JSON.stringify(workflow)} is not deployed`,
-          `activity await`,
-        );
-      return this.cache.get(step.tx, workflow, record.version);
-    };
-    this.kinds = { trigger, task, hook, sleep, await: makeAwait(loadLatest), cycle };
+    this.kinds = { trigger, task, hook, sleep, await: awaitKind, cycle };
   }
 
   /** The loaded form of a stored workflow version. */
@@ -82,7 +82,33 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, async (step) => {
+    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, this.bodyOf(message));
+  }
+
+  /**
+   * Runs a batch of engine messages as one unit: the batch's jobs are locked in id order
+   * and read in two set-based queries (their counters and activity records), every step
+   * plans over that snapshot in memory, in message order, and all their writes are
+   * applied at the end in one unit of work. A job that ends in the batch drops the
+   * messages after it, as it would had each committed alone.
+   */
+  async handleBatch(tx: StoreTx, messages: readonly EngineMessage[]): Promise<StepResult[]> {
+    return this.runBatch(
+      tx,
+      messages.map((m) => ({ job: m.job, d: m.d, body: this.bodyOf(m) })),
+    );
+  }
+
+  /** Runs several task responses (Leg2s) as one unit, as {@link handleBatch} does. */
+  async respondBatch(tx: StoreTx, responses: readonly TaskResponse[]): Promise<StepResult[]> {
+    return this.runBatch(
+      tx,
+      responses.map((r) => ({ job: r.job, d: r.d, body: (step) => respondTask(step, r) })),
+    );
+  }
+
+  private bodyOf(message: EngineMessage): (step: Step) => Promise<boolean> {
+    return async (step) => {
       const address = { job: message.job, a: message.a, d: message.d };
       switch (message.k) {
         case 'enter':
@@ -101,7 +127,7 @@ export class GraphEngine {
             ENGINE_STREAM,
           );
       }
-    });
+    };
   }
 
   /** Leg1 of an activity; false when it already ran. */
@@ -127,8 +153,63 @@ export class GraphEngine {
   ): Promise<StepResult> {
     const job = await tx.lockJob(jobId);
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
+    const state = new JobState(tx, job);
+    const result = await this.advance(tx, state, dimension, budget, body);
+    await applyUnit(tx, state.unit());
+    return result;
+  }
+
+  private async runBatch(tx: StoreTx, works: BatchWork[]): Promise<StepResult[]> {
+    const ids = [...new Set(works.map((w) => w.job))];
+    const live = (await tx.lockJobs(ids)).filter(
+      (job) => job.state === 'RUNNING' && job.model === 'graph',
+    );
+    const liveIds = live.map((job) => job.id);
+    const counters = await tx.countersOfJobs(liveIds);
+    const records = await tx.activitiesOfJobs(liveIds);
+    const states = new Map<string, JobState>();
+    for (const job of live) {
+      const state = new JobState(tx, job);
+      state.seed(
+        counters.filter((c) => c.ref.job === job.id),
+        records.filter((r) => r.job === job.id),
+      );
+      states.set(job.id, state);
+    }
+    const results: StepResult[] = [];
+    for (const work of works) {
+      const state = states.get(work.job);
+      if (state?.job.state !== 'RUNNING') {
+        results.push({ status: 'dropped' });
+        continue;
+      }
+      results.push(await this.advance(tx, state, work.d, { left: this.inlineSteps }, work.body));
+    }
+    await applyUnit(tx, mergeUnits([...states.values()].map((s) => s.unit())));
+    return results;
+  }
+
+  /** Runs one step (and the steps it holds back) over a job's state, planning only. */
+  private async advance(
+    tx: StoreTx,
+    state: JobState,
+    dimension: string,
+    budget: InlineBudget,
+    body: (step: Step) => Promise<boolean>,
+  ): Promise<StepResult> {
+    const { job } = state;
     const wf = await this.cache.get(tx, job.workflow, job.version);
-    const step = new Step(tx, job, wf, this.clock, dimension);
+    const loadLatest = async (workflow: string): Promise<LoadedWorkflow> => {
+      const record = await tx.getDefinition(workflow);
+      if (!record) {
+        throw new ValidationError(
+          `workflow ${JSON.stringify(workflow)} is not deployed`,
+          `activity await`,
+        );
+      }
+      return this.cache.get(tx, workflow, record.version);
+    };
+    const step = new Step(state, wf, this.clock, dimension, loadLatest);
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
@@ -136,7 +217,7 @@ export class GraphEngine {
     if (hold) step.holdBack(hold);
     if (!(await body(step))) return { status: 'duplicate' };
     // Held `enter` messages run now, in this transaction, each a step of its own that
-    // continues from the one before; the last one flushes them all.
+    // continues from the one before.
     let last = step;
     const queue = step.takeHeld();
     for (let message = queue.shift(); message; message = queue.shift()) {
@@ -146,9 +227,9 @@ export class GraphEngine {
       queue.push(...next.takeHeld());
       last = next;
     }
-    const key = await last.flush();
-    if (!isComplete(wf.layout, key)) return { status: 'ran' };
-    return { status: 'ran', ended: await this.finishJob(last) };
+    const key = await last.collation();
+    const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
+    return ended ? { status: 'ran', ended } : { status: 'ran' };
   }
 
   private async finishJob(step: Step): Promise<JobRecord['state']> {
@@ -165,28 +246,22 @@ export class GraphEngine {
       }
     }
     const state = error ? 'FAILURE' : 'SUCCESS';
-    await step.tx.setJobState(job.id, 'RUNNING', state, {
-      output,
-      error,
-      finishedAt: this.clock.now(),
-    });
+    step.endJob('RUNNING', state, { output, error, finishedAt: this.clock.now() });
     const parent = (
       job.context as { parent?: { job: string; activity: string; dimension: string } } | null
     )?.parent;
     if (parent) {
-      await step.tx.append([
-        {
-          stream: ENGINE_STREAM,
+      step.send({
+        stream: ENGINE_STREAM,
+        job: parent.job,
+        payload: {
+          k: 'child',
           job: parent.job,
-          payload: {
-            k: 'child',
-            job: parent.job,
-            a: parent.activity,
-            d: parent.dimension,
-            child: job.id,
-          },
+          a: parent.activity,
+          d: parent.dimension,
+          child: job.id,
         },
-      ]);
+      });
     }
     return state;
   }

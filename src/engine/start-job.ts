@@ -4,7 +4,7 @@
  * that exists returns that job and enqueues nothing.
  */
 import { initialCollationKey } from '../core/collation.js';
-import type { JobRecord, Json } from '../store/records.js';
+import type { CounterRef, JobRecord, Json, NewJob, NewMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
@@ -26,36 +26,50 @@ export interface GraphJobStart {
   now: number;
 }
 
+/** The rows that start a graph job: the job, its collation key, its trigger's message. */
+export interface GraphJobRows {
+  job: NewJob;
+  collation: { ref: CounterRef; initial: bigint };
+  enter: NewMessage;
+}
+
+/** What starting a graph job writes, as data. */
+export function graphJobRows(start: GraphJobStart): GraphJobRows {
+  const { compiled } = start.wf;
+  return {
+    job: {
+      id: start.id,
+      workflow: compiled.workflow,
+      version: compiled.version,
+      model: 'graph',
+      state: 'RUNNING',
+      input: start.input,
+      context: start.parent ? { parent: { ...start.parent } } : null,
+      parentId: start.parent?.job ?? null,
+      parentActivity: start.parent?.activity ?? null,
+      createdAt: start.now,
+    },
+    collation: {
+      ref: { job: start.id, field: COLLATION_FIELD },
+      initial: initialCollationKey(start.wf.layout),
+    },
+    enter: {
+      stream: ENGINE_STREAM,
+      job: start.id,
+      payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
+    },
+  };
+}
+
 /** Creates a graph job and enqueues its trigger, unless the id exists already. */
 export async function startGraphJob(
   tx: StoreTx,
   start: GraphJobStart,
 ): Promise<{ job: JobRecord; created: boolean }> {
-  const { compiled } = start.wf;
-  const result = await tx.createJob({
-    id: start.id,
-    workflow: compiled.workflow,
-    version: compiled.version,
-    model: 'graph',
-    state: 'RUNNING',
-    input: start.input,
-    context: start.parent ? { parent: { ...start.parent } } : null,
-    parentId: start.parent?.job ?? null,
-    parentActivity: start.parent?.activity ?? null,
-    createdAt: start.now,
-  });
+  const rows = graphJobRows(start);
+  const result = await tx.createJob(rows.job);
   if (!result.created) return result;
-  await tx.addCounter(
-    { job: start.id, field: COLLATION_FIELD },
-    0n,
-    initialCollationKey(start.wf.layout),
-  );
-  await tx.append([
-    {
-      stream: ENGINE_STREAM,
-      job: start.id,
-      payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
-    },
-  ]);
+  await tx.addCounter(rows.collation.ref, 0n, rows.collation.initial);
+  await tx.append([rows.enter]);
   return result;
 }

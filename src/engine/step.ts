@@ -1,17 +1,34 @@
 /**
- * One engine step: everything the engine does for one message, inside one store
- * transaction with the job locked. Collation moves are checked against the current key
- * and folded into a single atomic add when the step ends; child messages are appended
- * in the same transaction (chain of custody).
+ * One engine step: what the engine does for one message, as a plan over its job's state.
+ * The engine locks the job and hands the step a {@link JobState}; activity kinds read the
+ * collation key, semaphores, counters and activity records through the step and plan
+ * their writes on it — collation moves checked against the current key, messages, timers,
+ * waiters, child jobs — and never touch the store. When the chain of steps of one
+ * message ends, the engine takes the whole plan as one unit of work and applies it in one
+ * call (chain of custody: the children's messages commit with the ack).
  */
 import type { Clock } from '../core/clock.js';
 import { checkedDeltaTo, digitOf } from '../core/collation.js';
 import type { CollationDigit } from '../core/collation-digits.js';
-import { ValidationError, WeftError } from '../core/errors.js';
+import { ValidationError } from '../core/errors.js';
+import type { FlowState } from '../core/states.js';
 import type { CompiledActivity } from '../graph/compiled-workflow.js';
 import { evaluateExpression } from '../graph/expressions.js';
-import type { ActivityRecord, JobRecord, Json, NewMessage } from '../store/records.js';
-import type { StoreTx } from '../store/store.js';
+import type {
+  ActivityRecord,
+  ActivityWrite,
+  CounterRef,
+  ErrorRecord,
+  JobPatch,
+  JobRecord,
+  Json,
+  NewJob,
+  NewMessage,
+  NewTimer,
+  NewWaiter,
+} from '../store/records.js';
+import type { UnitOfWork } from '../store/store.js';
+import type { JobState } from './job-state.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
 
@@ -26,29 +43,29 @@ function compareRanks(a: number[], b: number[]): number {
 /** The job-level counter holding the collation key. */
 export const COLLATION_FIELD = 'collation';
 
-/** What a step tells its caller once it has run. */
-export interface StepOutcome {
-  /** The job ended in this step. */
-  ended: boolean;
-}
+/** Loads a deployed workflow's newest version (for activities that start child jobs). */
+export type WorkflowLoader = (workflow: string) => Promise<LoadedWorkflow>;
 
 /** The per-step context shared by every activity kind. */
 export class Step {
-  private key: bigint | undefined;
-  private delta = 0n;
-  private readonly messages: NewMessage[] = [];
   private readonly held: EngineMessage[] = [];
   private hold: ((message: EngineMessage) => boolean) | undefined;
   private expressionData: Record<string, Json> | undefined;
 
   constructor(
-    readonly tx: StoreTx,
-    readonly job: JobRecord,
+    private readonly state: JobState,
     readonly wf: LoadedWorkflow,
     readonly clock: Clock,
     /** The dimensional thread of the message this step runs; expressions see it first. */
-    readonly dimension = '',
+    readonly dimension: string,
+    /** Loads other workflows, for child jobs. */
+    readonly loadWorkflow: WorkflowLoader,
   ) {}
+
+  /** The job, as locked for this step. */
+  get job(): JobRecord {
+    return this.state.job;
+  }
 
   /** The activity definition, by id. */
   activity(id: string): CompiledActivity {
@@ -62,12 +79,11 @@ export class Step {
     return activity;
   }
 
-  /** The collation key as this step sees it (stored value plus this step's moves). */
+  // ── the collation key and counters ─────────────────────────────────────
+
+  /** The collation key as this step sees it (stored value plus the moves planned so far). */
   async collation(): Promise<bigint> {
-    if (this.key === undefined) {
-      this.key = (await this.tx.getCounter({ job: this.job.id, field: COLLATION_FIELD })) ?? 0n;
-    }
-    return this.key + this.delta;
+    return (await this.state.counter({ job: this.job.id, field: COLLATION_FIELD })) ?? 0n;
   }
 
   /** The current digit of an activity. */
@@ -77,11 +93,36 @@ export class Step {
 
   /**
    * Moves an activity's digit, checked: a move not allowed from its current digit throws
-   * InvalidStateError. The add is folded into the step's single collation add.
+   * InvalidStateError. Every move of a chain folds into one add of the key.
    */
   async move(activity: string, to: CollationDigit): Promise<void> {
-    this.delta += checkedDeltaTo(this.wf.layout, await this.collation(), activity, to);
+    const delta = checkedDeltaTo(this.wf.layout, await this.collation(), activity, to);
+    await this.state.addCounter({ job: this.job.id, field: COLLATION_FIELD }, delta);
   }
+
+  /** A counter of this job (a semaphore, a join's settle count…); undefined when unset. */
+  counter(ref: CounterRef): Promise<bigint | undefined> {
+    return this.state.counter(ref);
+  }
+
+  /** Plans an add to a counter of this job and returns the value it will have. */
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint): Promise<bigint> {
+    return this.state.addCounter(ref, delta, initial);
+  }
+
+  // ── activity records ───────────────────────────────────────────────────
+
+  /** An activity's record in a dimension, as stored plus this chain's writes. */
+  record(activity: string, dimension = ''): Promise<ActivityRecord | undefined> {
+    return this.state.activity(activity, dimension);
+  }
+
+  /** Plans a write of an activity's record of this job. */
+  putActivity(write: Omit<ActivityWrite, 'job'>): void {
+    this.state.putActivity({ job: this.job.id, ...write }, this.clock.now());
+  }
+
+  // ── messages, timers, waiters, jobs ────────────────────────────────────
 
   /** Queues an engine message for this job. */
   sendEngine(message: EngineMessage): void {
@@ -89,17 +130,64 @@ export class Step {
       this.held.push(message);
       return;
     }
-    this.messages.push({
-      stream: ENGINE_STREAM,
-      job: message.job,
-      payload: message as unknown as Json,
-    });
+    this.send({ stream: ENGINE_STREAM, job: message.job, payload: message as unknown as Json });
   }
 
   /** Queues any message. */
   send(message: NewMessage): void {
-    this.messages.push(message);
+    this.state.plan.append.push(message);
   }
+
+  /** Plans a durable timer (replacing one with the same key). */
+  scheduleTimer(timer: NewTimer): void {
+    this.state.plan.timers.push(timer);
+  }
+
+  /** Plans cancelling a timer by key. */
+  cancelTimer(key: string): void {
+    this.state.plan.cancelTimers.push(key);
+  }
+
+  /** Plans a signal waiter (a signal kept for it already is delivered when applied). */
+  registerWaiter(waiter: NewWaiter): void {
+    this.state.plan.waiters.push(waiter);
+  }
+
+  /** Plans removing a signal waiter. */
+  removeWaiter(key: string): void {
+    this.state.plan.removeWaiters.push(key);
+  }
+
+  /** Plans a new job (a child), with its first counters and messages. */
+  async createJob(
+    job: NewJob,
+    counters: { ref: CounterRef; initial: bigint }[],
+    messages: NewMessage[],
+  ): Promise<void> {
+    this.state.plan.jobs.push(job);
+    for (const c of counters) await this.state.addCounter(c.ref, 0n, c.initial);
+    this.state.plan.append.push(...messages);
+  }
+
+  /** Reads another job (a child), without locking it. */
+  readJob(id: string): Promise<JobRecord | undefined> {
+    return this.state.readJob(id);
+  }
+
+  /** Records the error that will end the job in FAILURE once nothing is active. */
+  recordJobError(error: ErrorRecord): void {
+    this.job.error = error;
+    this.state.plan.jobPatches.push({ id: this.job.id, patch: { error } });
+  }
+
+  /** Plans this job's move to a final state. */
+  endJob(from: FlowState, to: FlowState, patch: JobPatch): void {
+    this.state.plan.jobStates.push({ id: this.job.id, from, to, patch });
+    // Later steps of the same batch see the job over.
+    this.job.state = to;
+  }
+
+  // ── expressions ────────────────────────────────────────────────────────
 
   /**
    * The data expressions see: `{ input, <activity>: { output, error, status } }`. When an
@@ -109,7 +197,7 @@ export class Step {
   async data(): Promise<Record<string, Json>> {
     if (!this.expressionData) {
       const data: Record<string, Json> = { input: this.job.input };
-      const records = await this.tx.listActivities(this.job.id);
+      const records = await this.state.activities();
       const rank = (r: ActivityRecord) => [
         r.dimension === this.dimension ? 1 : 0,
         r.updatedAt,
@@ -144,27 +232,23 @@ export class Step {
     return evaluateExpression(expression, await this.data(), where, { now: this.clock.now() });
   }
 
+  // ── chains of steps ────────────────────────────────────────────────────
+
   /**
-   * From now on, engine messages `hold` accepts are kept back — to run inline in the same
-   * transaction after this step — instead of being appended to the stream.
+   * From now on, engine messages `hold` accepts are kept back — to run inline, as steps
+   * of the same plan, right after this one — instead of being appended to the stream.
    */
   holdBack(hold: (message: EngineMessage) => boolean): void {
     this.hold = hold;
   }
 
   /**
-   * The step for another message of the same job in the same transaction, run right
-   * after this one: it continues from here — the job lock already held, the collation
-   * key already read, this step's folded collation moves and queued messages — so only
-   * the last step of the chain flushes them (one read and one add of the key for all).
+   * The step for another message of the same job in the same plan, run right after this
+   * one: it shares the job's state — reads made, writes planned — so the chain's moves of
+   * the collation key fold into one add.
    */
   successor(dimension: string): Step {
-    const next = new Step(this.tx, this.job, this.wf, this.clock, dimension);
-    next.key = this.key;
-    next.delta = this.delta;
-    next.messages.push(...this.messages.splice(0));
-    this.delta = 0n;
-    return next;
+    return new Step(this.state, this.wf, this.clock, dimension, this.loadWorkflow);
   }
 
   /** The engine messages kept back by {@link holdBack}, once. */
@@ -172,23 +256,8 @@ export class Step {
     return this.held.splice(0);
   }
 
-  /** Applies the folded collation add and appends queued messages; returns the new key. */
-  async flush(): Promise<bigint> {
-    if (this.messages.length) await this.tx.append(this.messages.splice(0));
-    if (this.delta === 0n) return this.collation();
-    const expected = await this.collation();
-    const stored = await this.tx.addCounter(
-      { job: this.job.id, field: COLLATION_FIELD },
-      this.delta,
-    );
-    if (stored !== expected) {
-      throw new WeftError(
-        'INTERNAL',
-        `collation key of job ${this.job.id} changed while the job was locked`,
-      );
-    }
-    this.key = stored;
-    this.delta = 0n;
-    return stored;
+  /** The whole plan of the chain so far, as one unit of work. */
+  unit(): UnitOfWork {
+    return this.state.unit();
   }
 }

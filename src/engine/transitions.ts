@@ -58,7 +58,7 @@ async function settle(step: Step, target: string, dimension: string, taken: bool
   const value =
     total <= 1n
       ? delta
-      : await step.tx.addCounter(
+      : await step.addCounter(
           { job: step.job.id, activity: target, dimension, field: 'settled' },
           delta,
         );
@@ -83,8 +83,7 @@ export function enter(step: Step, activity: string, dimension: string): void {
 /** Skips an activity (9→3) and settles everything after it as not taken. */
 export async function skip(step: Step, activity: string, dimension: string): Promise<void> {
   await step.move(activity, COLLATION_DIGITS.skipped);
-  await step.tx.putActivity({
-    job: step.job.id,
+  step.putActivity({
     activity,
     dimension,
     status: 'IGNORE',

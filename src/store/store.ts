@@ -60,6 +60,12 @@ export interface StoreTx {
   /** Lists jobs by filter, in id (creation) order. */
   listJobs(filter?: JobFilter): Promise<JobRecord[]>;
 
+  /**
+   * Locks several jobs at once, in id order (so batches that share jobs never deadlock),
+   * and returns those that exist, in id order.
+   */
+  lockJobs(ids: string[]): Promise<JobRecord[]>;
+
   // ── definitions ───────────────────────────────────────────────────────
   /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>): Promise<DefinitionRecord>;
@@ -79,6 +85,16 @@ export interface StoreTx {
   /** Every counter of a job, keyed `field` for job counters and `activity/dimension/field` for activity counters. */
   listCounters(job: string): Promise<Map<string, bigint>>;
 
+  /** Every counter of these jobs, with its reference (a batch's snapshot). */
+  countersOfJobs(jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]>;
+  /** Reads several counters at once; `undefined` for those never written. */
+  getCounters(refs: CounterRef[]): Promise<(bigint | undefined)[]>;
+  /**
+   * Applies several adds at once and returns the new values in order. Each counter may
+   * appear once. `expect` is not checked here (see `applyUnit`).
+   */
+  addCounters(adds: CounterAdd[]): Promise<bigint[]>;
+
   // ── activity data ─────────────────────────────────────────────────────
   /** Upserts an activity's data; absent fields keep their stored values. */
   putActivity(write: ActivityWrite): Promise<void>;
@@ -91,6 +107,13 @@ export interface StoreTx {
   /** Every activity record of a job. */
   listActivities(job: string): Promise<ActivityRecord[]>;
 
+  /** Every activity record of these jobs (a batch's snapshot). */
+  activitiesOfJobs(jobs: string[]): Promise<ActivityRecord[]>;
+  /** Reads several activities at once, in order; `undefined` for those never written. */
+  getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]>;
+  /** Upserts several activities at once, as {@link putActivity} each; each key may appear once. */
+  putActivities(writes: ActivityWrite[]): Promise<void>;
+
   // ── streams ───────────────────────────────────────────────────────────
   /** Appends messages; returns their ids in order. Notifies `stream:<name>` after commit. */
   append(messages: NewMessage[]): Promise<string[]>;
@@ -102,6 +125,8 @@ export interface StoreTx {
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
   /** Completes and deletes a message held by `consumer`; false when it no longer holds it. */
   ack(stream: string, id: string, consumer: string): Promise<boolean>;
+  /** Acks several messages of one stream; returns the ids `consumer` still held (now deleted). */
+  ackMany(stream: string, ids: string[], consumer: string): Promise<string[]>;
   /** Extends the leases `consumer` holds on these messages; returns the ids it still held. */
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]>;
   /**
@@ -199,14 +224,58 @@ export interface Store extends StoreTx {
   close(): Promise<void>;
 }
 
-/** A unit of work: everything one engine step does, applied all or nothing. */
+/** Which activity record: (job, activity, dimension). */
+export interface ActivityKey {
+  job: string;
+  activity: string;
+  /** `''` when absent. */
+  dimension?: string;
+}
+
+/** A counter add in a unit of work. */
+export interface CounterAdd {
+  ref: CounterRef;
+  delta: bigint;
+  initial?: bigint;
+  /**
+   * The value the planner computed from what it read under the job lock. Applying the
+   * unit checks the stored result against it and fails (rolling everything back) when
+   * they differ: someone changed the counter while the job was locked.
+   */
+  expect?: bigint;
+}
+
+/** A job state move in a unit of work, with the same checks as {@link StoreTx.setJobState}. */
+export interface JobStateMove {
+  id: string;
+  from: FlowState;
+  to: FlowState;
+  patch?: JobPatch;
+}
+
+/**
+ * A unit of work: everything one engine step (or one chain of steps of one job) decided,
+ * as data, applied all or nothing by `applyUnit`. The planner reads what it needs under
+ * the job lock, decides in memory, and hands the whole decision over in one piece.
+ */
 export interface UnitOfWork {
   /** The message this step consumed; the unit fails with `LeaseLostError` when it is no longer held. */
   ack?: { stream: string; id: string; consumer: string };
+  /** Jobs to create (child jobs), idempotent by id, before anything else of the unit. */
+  jobs?: NewJob[];
   append?: NewMessage[];
-  counters?: { ref: CounterRef; delta: bigint; initial?: bigint }[];
+  counters?: CounterAdd[];
   activities?: ActivityWrite[];
+  /** Timer keys to cancel, before `timers` are scheduled. */
+  cancelTimers?: string[];
   timers?: NewTimer[];
+  /** Waiter keys to remove, before `waiters` register. */
+  removeWaiters?: string[];
+  waiters?: NewWaiter[];
+  /** Job fields to write without a state move. */
+  jobPatches?: { id: string; patch: JobPatch }[];
+  /** Job state moves, applied last. */
+  jobStates?: JobStateMove[];
 }
 
 /** Re-exported records, so callers import the contract from one place. */

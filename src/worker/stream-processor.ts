@@ -14,6 +14,12 @@ import type { WorkerLogger } from './worker-options.js';
 /** Runs one message inside a transaction. */
 export type MessageHandler = (tx: StoreTx, message: StreamMessage) => Promise<void>;
 
+/**
+ * Runs a whole batch of messages inside a transaction, as one unit (set-based reads and
+ * writes). The processor acks them all after it, in one statement.
+ */
+export type BatchHandler = (tx: StoreTx, messages: readonly StreamMessage[]) => Promise<void>;
+
 /** Settings shared by the stream processors of one worker. */
 export interface ProcessorSettings {
   store: Store;
@@ -62,6 +68,7 @@ export async function processBatch(
   stream: string,
   handler: MessageHandler,
   followUp?: FollowUp,
+  batchHandler?: BatchHandler,
 ): Promise<number> {
   const { store } = settings;
   const claimOptions = {
@@ -80,7 +87,18 @@ export async function processBatch(
       messages.sort(byJob);
       const session = followUp?.(tx);
       if (session) sessions.push(session);
-      for (const message of messages) await runOne(session?.tx ?? tx, settings, message, handler);
+      const on = session?.tx ?? tx;
+      if (batchHandler) {
+        await batchHandler(on, messages);
+        const ids = messages.map((m) => m.id);
+        const acked = await on.ackMany(stream, ids, settings.consumer);
+        if (acked.length !== ids.length) {
+          const lost = ids.find((id) => !acked.includes(id)) as string;
+          throw new LeaseLostError(stream, lost, settings.consumer);
+        }
+      } else {
+        for (const message of messages) await runOne(on, settings, message, handler);
+      }
     });
   } catch (error) {
     for (const s of sessions) s.rolledBack();

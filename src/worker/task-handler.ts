@@ -6,7 +6,11 @@ import type { Json } from '../store/records.js';
 
 /** What a handler is told about the work it runs. */
 export interface TaskContext {
-  /** `<job>:<activity>:<dimension>:<attempt>`: the same for a re-run of the same attempt. */
+  /**
+   * `<job>:<activity>:<dimension>`: the same on every attempt of this activity in this
+   * job (and dimensional thread), so a payment provider given it charges once however
+   * often the handler runs. The attempt is {@link TaskContext.attempt}.
+   */
   idempotencyKey: string;
   job: string;
   activity: string;
@@ -22,6 +26,11 @@ export interface TaskContext {
    * before the hook waits is kept and delivered when it starts waiting.
    */
   sendSignal(name: string, data?: Json, job?: string): Promise<void>;
+}
+
+/** The idempotency key of an activity's work: the same on every attempt. */
+export function idempotencyKey(job: string, activity: string, dimension: string): string {
+  return `${job}:${activity}:${dimension}`;
 }
 
 /** A task handler. Its return value must be JSON-safe. */

@@ -17,11 +17,12 @@ import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messa
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
-import type { TaskHandlers } from './task-handler.js';
+import { idempotencyKey, type TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */
-export type Responder = (tx: StoreTx, response: TaskResponse) => Promise<unknown>;
+/** Records task responses inside a transaction, several at once (sorted by job). */
+export type Responder = (tx: StoreTx, responses: readonly TaskResponse[]) => Promise<unknown>;
 
 interface Completion {
   message: StreamMessage;
@@ -249,7 +250,7 @@ export class TaskRunner {
       const output = await Promise.race([
         Promise.resolve(
           handler(task.input, {
-            idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
+            idempotencyKey: idempotencyKey(task.job, task.a, task.d),
             job: task.job,
             activity: task.a,
             dimension: task.d,
@@ -307,7 +308,7 @@ export class TaskRunner {
 
   private async progress(base: Omit<TaskResponse, 'status'>, value: Json): Promise<void> {
     await this.settings.store.transaction((tx) =>
-      this.respond(tx, { ...base, status: 'pending', output: toJson(value) }),
+      this.respond(tx, [{ ...base, status: 'pending', output: toJson(value) }]),
     );
   }
 
@@ -332,11 +333,32 @@ export class TaskRunner {
    */
   private async commit(batch: Completion[]): Promise<FollowUpSession | undefined> {
     const { store } = this.settings;
+    const { consumer } = this.settings;
     const one = async (tx: StoreTx, c: Completion) => {
-      if (!(await tx.ack(c.message.stream, c.message.id, this.settings.consumer))) {
-        throw new LeaseLostError(c.message.stream, c.message.id, this.settings.consumer);
+      if (!(await tx.ack(c.message.stream, c.message.id, consumer))) {
+        throw new LeaseLostError(c.message.stream, c.message.id, consumer);
       }
-      await this.respond(tx, c.response);
+      await this.respond(tx, [c.response]);
+    };
+    // The whole group: one ack statement per task stream, then every response at once.
+    const all = async (tx: StoreTx) => {
+      const byStream = new Map<string, string[]>();
+      for (const c of batch) {
+        const ids = byStream.get(c.message.stream) ?? [];
+        ids.push(c.message.id);
+        byStream.set(c.message.stream, ids);
+      }
+      for (const [stream, ids] of byStream) {
+        const acked = await tx.ackMany(stream, ids, consumer);
+        if (acked.length !== ids.length) {
+          const lost = ids.find((id) => !acked.includes(id)) as string;
+          throw new LeaseLostError(stream, lost, consumer);
+        }
+      }
+      await this.respond(
+        tx,
+        batch.map((c) => c.response),
+      );
     };
     // Lock jobs in the order engine batches do, so the two can't deadlock.
     batch.sort((x, y) => x.response.job.localeCompare(y.response.job));
@@ -346,7 +368,7 @@ export class TaskRunner {
         claimed?.rolledBack();
         claimed = undefined;
         claimed = this.session(tx, batch.length);
-        for (const c of batch) await one(claimed.tx, c);
+        await all(claimed.tx);
       });
       this.settings.onCommit?.(batch.map((c) => c.response.job));
       return claimed;

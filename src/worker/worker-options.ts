@@ -51,6 +51,11 @@ export interface WorkerOptions {
   /** Most engine messages in one transaction (default 64). */
   batchSize?: number;
   /**
+   * Most engine batches in flight at once, each its own transaction (default 4). Extra
+   * batches start only when a batch came back full: a backlog.
+   */
+  engineLanes?: number;
+  /**
    * Most further steps of the same job one engine step may run inline, in its own
    * transaction, instead of sending them through the engine stream (default 64; 0 sends
    * every step through the stream). See `GraphEngineOptions.inlineSteps`.
@@ -64,6 +69,11 @@ export interface WorkerOptions {
   idleMs?: number;
   /** On stop, how long running handlers may finish before being aborted (default 10000 ms). */
   graceMs?: number;
+  /**
+   * How long a loop may keep failing (the store unreachable, say) before the worker gives
+   * up: it stops and {@link Worker.run} rejects naming the last error (default 600000 ms).
+   */
+  giveUpMs?: number;
   /** A name for this worker's claims (default host:pid:random). */
   consumer?: string;
   clock?: Clock;

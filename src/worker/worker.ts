@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
-import { toErrorRecord } from '../core/errors.js';
+import { StoreError, toErrorRecord } from '../core/errors.js';
 import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
 import {
   DURABLE_STREAM,
@@ -21,15 +21,21 @@ import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/m
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
-import { type MessageHandler, type ProcessorSettings, processBatch } from './stream-processor.js';
+import {
+  type BatchHandler,
+  type MessageHandler,
+  type ProcessorSettings,
+  processBatch,
+} from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
 import { stderrLogger, type WorkerOptions } from './worker-options.js';
 
-/** An engine stream and what runs its messages. */
+/** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
   stream: string;
   handle: MessageHandler;
+  handleBatch?: BatchHandler;
 }
 
 /** Runs engine steps, task handlers and timers until stopped. */
@@ -55,6 +61,14 @@ export class Worker {
   private lastFullPoll = Number.NEGATIVE_INFINITY;
   private stopping = false;
   private started = false;
+  private readonly giveUpMs: number;
+  private readonly engineLanes: number;
+  /** Why the worker gave up (a store that stayed unreachable), once it did. */
+  private failure: Error | undefined;
+  /** Holds the process open while the worker runs (its wake-up timers do not). */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private readonly stoppedWaiters: (() => void)[] = [];
+  private stopped = false;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -74,6 +88,8 @@ export class Worker {
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
+    this.giveUpMs = options.giveUpMs ?? 600_000;
+    this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? 4));
     this.concurrency = options.concurrency ?? 10;
     this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
     this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
@@ -84,6 +100,12 @@ export class Worker {
         stream: ENGINE_STREAM,
         handle: async (tx, message) => {
           await this.graph.handle(tx, message.payload as unknown as EngineMessage);
+        },
+        handleBatch: async (tx, messages) => {
+          await this.graph.handleBatch(
+            tx,
+            messages.map((m) => m.payload as unknown as EngineMessage),
+          );
         },
       },
       { stream: DURABLE_STREAM, handle: durable },
@@ -100,19 +122,24 @@ export class Worker {
           (options.tasks ?? []).map((t) => [t.name, (input: unknown) => t.run(input as never)]),
         ),
       },
-      async (tx, response) => {
-        if (response.model !== 'durable') return this.graph.respond(tx, response);
-        await this.durable.act(
-          tx,
-          response.job,
-          response.status === 'success'
-            ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-            : {
-                type: 'onFailure',
-                uuid: response.a,
-                error: response.error ?? { name: 'Error', message: 'task failed' },
-              },
-        );
+      async (tx, responses) => {
+        // Graph responses as one set-based unit; code-first ones through their instances.
+        const graph = responses.filter((r) => r.model !== 'durable');
+        if (graph.length > 0) await this.graph.respondBatch(tx, graph);
+        for (const response of responses) {
+          if (response.model !== 'durable') continue;
+          await this.durable.act(
+            tx,
+            response.job,
+            response.status === 'success'
+              ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+              : {
+                  type: 'onFailure',
+                  uuid: response.a,
+                  error: response.error ?? { name: 'Error', message: 'task failed' },
+                },
+          );
+        }
       },
       this.concurrency,
       this.clock,
@@ -133,10 +160,14 @@ export class Worker {
     });
   }
 
-  /** Starts the loops. */
+  /**
+   * Starts the loops and returns; the worker then runs (and keeps the process alive)
+   * until {@link stop}. See {@link run} to wait for that.
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.keepAlive = setInterval(() => {}, 1 << 30);
     // Code-first workflows are known by name, so clients can start them.
     for (const name of this.durable.workflowNames) {
       await this.store.putDefinition({
@@ -167,23 +198,78 @@ export class Worker {
     ];
   }
 
+  /**
+   * Starts the worker and resolves when it has stopped ({@link stop}, from a signal
+   * handler say); rejects when it gave up: the store stayed unreachable for `giveUpMs`.
+   */
+  async run(): Promise<void> {
+    await this.start();
+    if (!this.stopped) await new Promise<void>((resolve) => this.stoppedWaiters.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * One loop: a turn, then a wait when there was nothing to do. A turn that fails (the
+   * store went away, say) is logged once, retried with backoff (250 ms doubling to 5 s)
+   * and logged again every 30 s while it keeps failing; the first turn that works says
+   * so. A loop failing for `giveUpMs` stops the worker, which then rejects {@link run}.
+   */
   private async loop(
     name: string,
     turn: () => Promise<number | 'idle'>,
     wake: WakeUp,
   ): Promise<void> {
+    let failingSince: number | undefined;
+    let failures = 0;
+    let lastLogged = 0;
     while (!this.stopping) {
       let result: number | 'idle';
       try {
         result = await turn();
       } catch (error) {
         if (this.stopping) break;
-        this.settings.logger.error(`${name} loop`, toErrorRecord(error) as ErrorRecord);
-        await wake.wait(Math.min(this.idleMs, 250));
+        const now = Date.now();
+        failingSince ??= now;
+        failures++;
+        const record = toErrorRecord(error) as ErrorRecord;
+        if (failures === 1 || now - lastLogged >= 30_000) {
+          lastLogged = now;
+          this.settings.logger.error(
+            failures === 1
+              ? `${name} loop failed; retrying`
+              : `${name} loop still failing after ${Math.round((now - failingSince) / 1000)} s; retrying`,
+            record,
+            { loop: name, failures },
+          );
+        }
+        if (now - failingSince >= this.giveUpMs) {
+          this.giveUp(
+            new StoreError(
+              `worker gave up: its ${name} loop failed for ${Math.round((now - failingSince) / 1000)} s (${failures} tries); last error: ${record.message}`,
+              { cause: error },
+            ),
+          );
+          break;
+        }
+        await wake.wait(Math.min(250 * 2 ** Math.min(failures - 1, 5), 5_000));
         continue;
+      }
+      if (failingSince !== undefined) {
+        this.settings.logger.info(
+          `${name} loop recovered after ${Math.round((Date.now() - failingSince) / 1000)} s (${failures} failed tries)`,
+          { loop: name, failures },
+        );
+        failingSince = undefined;
+        failures = 0;
       }
       if (result === 0 || result === 'idle') await wake.wait(this.waitFor(name));
     }
+  }
+
+  private giveUp(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    void this.stop();
   }
 
   private waitFor(name: string): number {
@@ -207,9 +293,17 @@ export class Worker {
     for (const route of this.routes) {
       if (!all && !this.noticed.has(route.stream)) continue;
       this.noticed.delete(route.stream);
-      const claimed = await processBatch(this.settings, route.stream, route.handle, followUp);
-      // A full batch may have left more behind; a smaller one emptied the stream.
-      if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
+      const batch = () =>
+        processBatch(this.settings, route.stream, route.handle, followUp, route.handleBatch);
+      let claimed = await batch();
+      // A full batch may have left more behind: then several batches run at once, each
+      // its own transaction on its own connection (jobs are locked in id order, so they
+      // only wait for each other where they share a job).
+      if (claimed >= this.settings.batchSize && this.engineLanes > 1) {
+        const more = await Promise.all(Array.from({ length: this.engineLanes - 1 }, batch));
+        claimed += more.reduce((a, b) => a + b, 0);
+        if (more.some((n) => n >= this.settings.batchSize)) this.noticed.add(route.stream);
+      } else if (claimed >= this.settings.batchSize) this.noticed.add(route.stream);
       total += claimed;
     }
     return total;
@@ -235,8 +329,14 @@ export class Worker {
    * Stops: no new claims; running handlers get `graceMs` to finish, then are aborted and
    * their messages given back; results already in are committed.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return;
+  stop(): Promise<void> {
+    this.stopping_ ??= this.shutDown();
+    return this.stopping_;
+  }
+
+  private stopping_: Promise<void> | undefined;
+
+  private async shutDown(): Promise<void> {
     this.stopping = true;
     this.engineWake.wake();
     this.taskWake.wake();
@@ -244,6 +344,9 @@ export class Worker {
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
+    clearInterval(this.keepAlive);
+    this.stopped = true;
+    for (const resolve of this.stoppedWaiters.splice(0)) resolve();
   }
 
   /** Runs one engine message in a transaction: for tests that inject messages by hand. */

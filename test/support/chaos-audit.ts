@@ -47,13 +47,29 @@ export function tapGraphEngine(engine: GraphEngine, worker: number): void {
     await recordStep(tx, message.job, result);
     return result;
   };
-  engine.respond = async (tx: StoreTx, response: TaskResponse) => {
-    const result = await respond(tx, response);
+  const responded = async (tx: StoreTx, response: TaskResponse, result: StepResult) => {
     const key = taskKey(response.job, response.a, response.d, response.attempt);
     await bump(tx, `commit:${key}`);
     await bump(tx, `commit-by:${key}`, BigInt(worker));
     await recordStep(tx, response.job, result);
+  };
+  engine.respond = async (tx: StoreTx, response: TaskResponse) => {
+    const result = await respond(tx, response);
+    await responded(tx, response, result);
     return result;
+  };
+  // The batch forms: one result per message or response, in order.
+  const handleBatch = engine.handleBatch.bind(engine);
+  const respondBatch = engine.respondBatch.bind(engine);
+  engine.handleBatch = async (tx: StoreTx, messages: readonly EngineMessage[]) => {
+    const results = await handleBatch(tx, messages);
+    for (const [i, m] of messages.entries()) await recordStep(tx, m.job, results[i] as StepResult);
+    return results;
+  };
+  engine.respondBatch = async (tx: StoreTx, responses: readonly TaskResponse[]) => {
+    const results = await respondBatch(tx, responses);
+    for (const [i, r] of responses.entries()) await responded(tx, r, results[i] as StepResult);
+    return results;
   };
 }
 

@@ -17,7 +17,7 @@ import {
 import { COLLATION_FIELD } from '../../src/engine/step.js';
 import type { ErrorRecord, Json } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
-import type { TaskHandlers } from '../../src/worker/task-handler.js';
+import { idempotencyKey, type TaskHandlers } from '../../src/worker/task-handler.js';
 
 const CONSUMER = 'stepper';
 
@@ -32,7 +32,7 @@ export async function runHandler(
     const handler = handlers[task.task];
     if (!handler) throw new Error(`no handler for ${task.task}`);
     const output = await handler(task.input, {
-      idempotencyKey: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
+      idempotencyKey: idempotencyKey(task.job, task.a, task.d),
       job: task.job,
       activity: task.a,
       dimension: task.d,

@@ -360,3 +360,91 @@ export async function stopPostgres(): Promise<void> {
   if (current) await current.admin.end().catch(() => {});
   stopSync();
 }
+
+/** A PostgreSQL server of its own that a test stops and starts again (same data, same port). */
+export interface RestartablePostgres {
+  /** URL of a database `weft` on it. */
+  url: string;
+  /** Fast shutdown (SIGINT to the postmaster): clients see their connections end. */
+  stop(): Promise<void>;
+  /** Starts it again on the same data directory and port; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it and deletes its files. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts a server of its own (not the one {@link freshPostgresDatabase} shares with the
+ * file's other tests), for tests that take the server away under a running worker.
+ */
+export async function restartablePostgres(): Promise<RestartablePostgres> {
+  const bin = findBinDir();
+  const who = runAs();
+  const template = await templateDir(bin, who);
+  const baseDir = ownedDir('weft-pg-restart-', who);
+  const data = join(baseDir, 'data');
+  run('cp', ['-a', template, data], who);
+  const port = await freePort();
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let child: ChildProcess | undefined;
+  const postmasterPid = () =>
+    Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const start = async () => {
+    const log = openSync(join(baseDir, 'server.log'), 'a');
+    if (who.uid !== undefined && who.gid !== undefined) {
+      chownSync(join(baseDir, 'server.log'), who.uid, who.gid);
+    }
+    const args = [
+      ...['-D', data, '-k', baseDir, '-p', String(port), '-h', '127.0.0.1'],
+      ...['-c', 'fsync=off', '-c', 'max_connections=100', '-c', 'shared_buffers=16MB'],
+    ];
+    child = spawn(
+      'sh',
+      ['-c', WATCHDOG, 'weft-pg', String(process.pid), baseDir, join(bin, 'postgres'), ...args],
+      { uid: who.uid, gid: who.gid, cwd: tmpdir(), stdio: ['ignore', log, log] },
+    );
+    closeSync(log);
+    child.unref();
+    for (let waited = 0; waited < 30_000; waited += 50) {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      try {
+        await admin.connect();
+        await admin.end();
+        return;
+      } catch {
+        await admin.end().catch(() => {});
+        await sleep(50);
+      }
+    }
+    throw new Error(`PostgreSQL did not start again: ${logTail(baseDir)}`);
+  };
+  const stop = async () => {
+    const pid = postmasterPid();
+    process.kill(pid, 'SIGINT');
+    waitForExit(pid, 30_000);
+    // The watchdog sees its server gone and exits, leaving the data directory.
+    await new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
+  };
+  await start();
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query('CREATE DATABASE weft');
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = '/weft';
+  return {
+    url: url.toString(),
+    start,
+    stop,
+    async dispose() {
+      if (child && child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise<void>((resolve) => child?.once('exit', () => resolve()));
+      }
+      rmSync(baseDir, { recursive: true, force: true });
+    },
+  };
+}

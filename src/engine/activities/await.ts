@@ -10,7 +10,7 @@ import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import type { ActivityAddress, ChildMessage } from '../messages.js';
-import { startGraphJob } from '../start-job.js';
+import { graphJobRows } from '../start-job.js';
 import type { Step } from '../step.js';
 import type { ActivityKind } from './activity-kind.js';
 
@@ -19,22 +19,21 @@ export function childJobId(address: ActivityAddress): string {
   return `${address.job}.${address.a}${address.d ? `.${address.d}` : ''}`;
 }
 
-/** Builds the await kind; it needs to load the child's workflow. */
-export function makeAwait(
-  load: (step: Step, workflow: string) => Promise<import('../loaded-workflow.js').LoadedWorkflow>,
-): ActivityKind {
-  return {
-    async enter(step, address) {
-      const activity = step.activity(address.a);
-      await step.move(address.a, COLLATION_DIGITS.started);
-      const input = activity.input
-        ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
-        : step.job.input;
-      const workflow = activity.workflow;
-      if (!workflow) throw new NotFoundError('workflow', `(none given for ${activity.id})`);
-      const wf = await load(step, workflow);
-      const child = childJobId(address);
-      await startGraphJob(step.tx, {
+/** The await kind's Leg1. */
+export const awaitKind: ActivityKind = {
+  async enter(step, address) {
+    const activity = step.activity(address.a);
+    await step.move(address.a, COLLATION_DIGITS.started);
+    const input = activity.input
+      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
+      : step.job.input;
+    const workflow = activity.workflow;
+    if (!workflow) throw new NotFoundError('workflow', `(none given for ${activity.id})`);
+    const wf = await step.loadWorkflow(workflow);
+    const child = childJobId(address);
+    // Starting a job is idempotent by id: a job already there under the child's id is it.
+    if (!(await step.readJob(child))) {
+      const rows = graphJobRows({
         id: child,
         wf,
         input,
@@ -43,28 +42,28 @@ export function makeAwait(
           ? {}
           : { parent: { job: step.job.id, activity: address.a, dimension: address.d } }),
       });
-      await step.tx.putActivity({
-        job: step.job.id,
-        activity: address.a,
-        dimension: address.d,
-        status: 'RUNNING',
-        input,
-        output: { job: child } as Json,
-        startedAt: step.clock.now(),
-        finishedAt: null,
-      });
-      if (activity.await === false) {
-        await finishActivity(step, address, { outcome: 'success', output: { job: child } });
-      }
-    },
-  };
-}
+      await step.createJob(rows.job, [rows.collation], [rows.enter]);
+    }
+    step.putActivity({
+      activity: address.a,
+      dimension: address.d,
+      status: 'RUNNING',
+      input,
+      output: { job: child } as Json,
+      startedAt: step.clock.now(),
+      finishedAt: null,
+    });
+    if (activity.await === false) {
+      await finishActivity(step, address, { outcome: 'success', output: { job: child } });
+    }
+  },
+};
 
 /** Leg2 of an await: the child ended. False when Leg2 was already closed. */
 export async function respondChild(step: Step, message: ChildMessage): Promise<boolean> {
   const address = { job: message.job, a: message.a, d: message.d };
   if ((await passLeg2(step, address, 'final')) === undefined) return false;
-  const child = await step.tx.getJob(message.child);
+  const child = await step.readJob(message.child);
   if (child?.state === 'SUCCESS') {
     await finishActivity(step, address, { outcome: 'success', output: child.output });
   } else {

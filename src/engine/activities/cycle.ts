@@ -23,7 +23,7 @@ export const cycle: ActivityKind = {
   async enter(step, address) {
     const activity = step.activity(address.a);
     await step.move(address.a, COLLATION_DIGITS.started);
-    const iteration = await step.tx.addCounter(
+    const iteration = await step.addCounter(
       { job: step.job.id, activity: address.a, field: 'iterations' },
       1n,
     );
@@ -41,8 +41,7 @@ export const cycle: ActivityKind = {
       return;
     }
     await step.move(address.a, COLLATION_DIGITS.completed);
-    await step.tx.putActivity({
-      job: step.job.id,
+    step.putActivity({
       activity: address.a,
       dimension: address.d,
       status: 'SUCCESS',

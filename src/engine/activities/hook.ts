@@ -28,8 +28,7 @@ export const hook: ActivityKind = {
     await step.move(address.a, COLLATION_DIGITS.started);
     await step.move(address.a, COLLATION_DIGITS.completed);
     await step.move(address.a, COLLATION_DIGITS.paused);
-    await step.tx.putActivity({
-      job: step.job.id,
+    step.putActivity({
       activity: address.a,
       dimension: address.d,
       status: 'RUNNING',
@@ -37,13 +36,13 @@ export const hook: ActivityKind = {
       finishedAt: null,
     });
     const payload = { k: 'signal', ...address } as unknown as Json;
-    await step.tx.registerWaiter({
+    step.registerWaiter({
       key: signalKey(step.job.id, activity.signal ?? activity.id),
       job: step.job.id,
       message: { stream: ENGINE_STREAM, job: step.job.id, payload },
     });
     if (activity.timeoutMs !== undefined) {
-      await step.tx.scheduleTimer({
+      step.scheduleTimer({
         key: timerKey(address),
         at: step.clock.now() + activity.timeoutMs,
         message: {
@@ -60,8 +59,7 @@ export const hook: ActivityKind = {
 export async function respondSignal(step: Step, message: SignalMessage): Promise<boolean> {
   const address = { job: message.job, a: message.a, d: message.d };
   if ((await passLeg2(step, address, 'final')) === undefined) return false;
-  if (step.activity(address.a).timeoutMs !== undefined)
-    await step.tx.cancelTimer(timerKey(address));
+  if (step.activity(address.a).timeoutMs !== undefined) step.cancelTimer(timerKey(address));
   await finishActivity(step, address, {
     outcome: 'success',
     output: message.signal ?? null,
@@ -74,7 +72,7 @@ export async function respondSignal(step: Step, message: SignalMessage): Promise
 export async function respondHookTimeout(step: Step, address: ActivityAddress): Promise<boolean> {
   if ((await passLeg2(step, address, 'final')) === undefined) return false;
   const activity = step.activity(address.a);
-  await step.tx.removeWaiter(signalKey(step.job.id, activity.signal ?? activity.id));
+  step.removeWaiter(signalKey(step.job.id, activity.signal ?? activity.id));
   await finishActivity(step, address, {
     outcome: 'timeout',
     digit: COLLATION_DIGITS.released,

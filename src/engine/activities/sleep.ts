@@ -17,8 +17,7 @@ export const sleep: ActivityKind = {
     const activity = step.activity(address.a);
     await step.move(address.a, COLLATION_DIGITS.started);
     const at = step.clock.now() + (activity.durationMs ?? 0);
-    await step.tx.putActivity({
-      job: step.job.id,
+    step.putActivity({
       activity: address.a,
       dimension: address.d,
       status: 'RUNNING',
@@ -26,7 +25,7 @@ export const sleep: ActivityKind = {
       startedAt: step.clock.now(),
       finishedAt: null,
     });
-    await step.tx.scheduleTimer({
+    step.scheduleTimer({
       key: `sleep:${address.job}:${address.a}:${address.d}`,
       at,
       message: {

@@ -38,8 +38,7 @@ export const task: ActivityKind = {
     const input = activity.input
       ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
       : step.job.input;
-    await step.tx.putActivity({
-      job: step.job.id,
+    step.putActivity({
       activity: address.a,
       dimension: address.d,
       status: 'RUNNING',
@@ -63,7 +62,7 @@ export async function respondTask(step: Step, response: TaskResponse): Promise<b
   const address = { job: response.job, a: response.a, d: response.d };
   // A response for an attempt other than the current one is stale (a second delivery of
   // an earlier attempt's work): it must not reach Leg2, or it would schedule a retry again.
-  const current = await step.tx.getActivity(step.job.id, response.a, response.d);
+  const current = await step.record(response.a, response.d);
   if (current && current.attempt !== response.attempt) return false;
   const activity = step.activity(response.a);
   const attempts = activity.retry?.attempts ?? 1;
@@ -71,14 +70,14 @@ export async function respondTask(step: Step, response: TaskResponse): Promise<b
   const exit = response.status === 'pending' || retry ? 'pending' : 'final';
   if ((await passLeg2(step, address, exit)) === undefined) return false;
   if (response.status === 'pending') {
-    await step.tx.putActivity({ ...record(step, response), output: response.output ?? null });
+    step.putActivity({ ...record(response), output: response.output ?? null });
     return true;
   }
   if (retry) {
-    const stored = await step.tx.getActivity(step.job.id, response.a, response.d);
+    const stored = await step.record(response.a, response.d);
     const next = response.attempt + 1;
-    await step.tx.putActivity({
-      ...record(step, response),
+    step.putActivity({
+      ...record(response),
       attempt: next,
       error: response.error ?? null,
     });
@@ -107,6 +106,6 @@ export async function respondTask(step: Step, response: TaskResponse): Promise<b
   return true;
 }
 
-function record(step: Step, response: TaskResponse) {
-  return { job: step.job.id, activity: response.a, dimension: response.d };
+function record(response: TaskResponse) {
+  return { activity: response.a, dimension: response.d };
 }

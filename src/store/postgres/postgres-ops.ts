@@ -6,8 +6,10 @@
  */
 import type { FlowState } from '../../core/states.js';
 import type {
+  ActivityKey,
   ActivityWrite,
   ClaimOptions,
+  CounterAdd,
   CounterRef,
   DefinitionRecord,
   ErrorRecord,
@@ -49,6 +51,9 @@ export class PostgresStoreTx implements StoreTx {
   lockJob(id: string) {
     return this.invoke(ONE, (db) => jobs.lockJob(db, id));
   }
+  lockJobs(ids: string[]) {
+    return this.invoke(ONE, (db) => jobs.lockJobs(db, ids));
+  }
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch) {
     return this.invoke(ONE, (db) => jobs.setJobState(db, id, from, to, patch));
   }
@@ -73,6 +78,15 @@ export class PostgresStoreTx implements StoreTx {
   getCounter(ref: CounterRef) {
     return this.invoke(ONE, (db) => counters.getCounter(db, ref));
   }
+  countersOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => counters.countersOfJobs(db, jobs));
+  }
+  getCounters(refs: CounterRef[]) {
+    return this.invoke(ONE, (db) => counters.getCounters(db, refs));
+  }
+  addCounters(adds: CounterAdd[]) {
+    return this.invoke(ATOMIC, (db) => counters.addCounters(db, adds));
+  }
   listCounters(job: string) {
     return this.invoke(ONE, (db) => counters.listCounters(db, job));
   }
@@ -81,6 +95,15 @@ export class PostgresStoreTx implements StoreTx {
   }
   getActivity(job: string, activity: string, dimension?: string) {
     return this.invoke(ONE, (db) => activities.getActivity(db, job, activity, dimension));
+  }
+  activitiesOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => activities.activitiesOfJobs(db, jobs));
+  }
+  getActivities(keys: ActivityKey[]) {
+    return this.invoke(ONE, (db) => activities.getActivities(db, keys));
+  }
+  putActivities(writes: ActivityWrite[]) {
+    return this.invoke(ONE, (db) => activities.putActivities(db, writes));
   }
   listActivities(job: string) {
     return this.invoke(ONE, (db) => activities.listActivities(db, job));
@@ -93,6 +116,9 @@ export class PostgresStoreTx implements StoreTx {
   }
   ack(stream: string, id: string, consumer: string) {
     return this.invoke(ONE, (db) => streams.ack(db, stream, id, consumer));
+  }
+  ackMany(stream: string, ids: string[], consumer: string) {
+    return this.invoke(ONE, (db) => streams.ackMany(db, stream, ids, consumer));
   }
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(ONE, (db) => streams.extendLease(db, stream, ids, consumer, leaseMs));

@@ -5,8 +5,10 @@
  */
 import type { FlowState } from '../../core/states.js';
 import type {
+  ActivityKey,
   ActivityWrite,
   ClaimOptions,
+  CounterAdd,
   CounterRef,
   DefinitionRecord,
   ErrorRecord,
@@ -78,6 +80,14 @@ export class BoundStoreTx implements StoreTx {
   lockJob(id: string) {
     return this.invoke(W, () => this.ops.jobs.getJob(id));
   }
+  lockJobs(ids: string[]) {
+    return this.invoke(W, () =>
+      [...new Set(ids)]
+        .sort()
+        .map((id) => this.ops.jobs.getJob(id))
+        .filter((job) => job !== undefined),
+    );
+  }
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch) {
     return this.invoke(W, () => this.ops.jobs.setJobState(id, from, to, patch));
   }
@@ -99,20 +109,46 @@ export class BoundStoreTx implements StoreTx {
   addCounter(ref: CounterRef, delta: bigint, initial?: bigint) {
     return this.invoke(W, () => this.ops.counters.addCounter(ref, delta, initial));
   }
+  getCounters(refs: CounterRef[]) {
+    return this.invoke(R, () => refs.map((ref) => this.ops.counters.getCounter(ref)));
+  }
+  addCounters(adds: CounterAdd[]) {
+    return this.invoke(W, () =>
+      adds.map((a) => this.ops.counters.addCounter(a.ref, a.delta, a.initial)),
+    );
+  }
   getCounter(ref: CounterRef) {
     return this.invoke(R, () => this.ops.counters.getCounter(ref));
   }
   listCounters(job: string) {
     return this.invoke(R, () => this.ops.counters.listCounters(job));
   }
+  countersOfJobs(jobs: string[]) {
+    return this.invoke(R, () => this.ops.counters.countersOfJobs(jobs));
+  }
   putActivity(write: ActivityWrite) {
     return this.invoke(W, () => this.ops.activities.putActivity(write));
+  }
+  putActivities(writes: ActivityWrite[]) {
+    return this.invoke(W, () => {
+      for (const write of writes) this.ops.activities.putActivity(write);
+    });
+  }
+  getActivities(keys: ActivityKey[]) {
+    return this.invoke(R, () =>
+      keys.map((k) => this.ops.activities.getActivity(k.job, k.activity, k.dimension)),
+    );
   }
   getActivity(job: string, activity: string, dimension?: string) {
     return this.invoke(R, () => this.ops.activities.getActivity(job, activity, dimension));
   }
   listActivities(job: string) {
     return this.invoke(R, () => this.ops.activities.listActivities(job));
+  }
+  activitiesOfJobs(jobs: string[]) {
+    return this.invoke(R, () =>
+      [...new Set(jobs)].flatMap((job) => this.ops.activities.listActivities(job)),
+    );
   }
   append(messages: NewMessage[]) {
     return this.invoke(W, () => this.ops.streams.append(messages));
@@ -122,6 +158,9 @@ export class BoundStoreTx implements StoreTx {
   }
   ack(stream: string, id: string, consumer: string) {
     return this.invoke(W, () => this.ops.streams.ack(stream, id, consumer));
+  }
+  ackMany(stream: string, ids: string[], consumer: string) {
+    return this.invoke(W, () => ids.filter((id) => this.ops.streams.ack(stream, id, consumer)));
   }
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));

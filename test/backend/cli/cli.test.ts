@@ -79,11 +79,21 @@ describe('weft run', () => {
       state: 'SUCCESS',
       collation: '466366000000000',
     });
-    expect(job.activities[0]).toEqual({
+    expect(job.activities[0]).toMatchObject({
       id: 'quick',
       kind: 'trigger',
+      position: 5,
       state: 'Completed',
       digit: 6,
+      status: 'SUCCESS',
+      error: null,
+    });
+    // A task's row: its attempts and ISO start and finish times.
+    expect(job.activities.find((a: { id: string }) => a.id === 'fox')).toMatchObject({
+      position: 3,
+      attempts: 1,
+      startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      finishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });
     expect(job.output).toEqual({ path: 'slept', meal: { dish: 'grapes' } });
   });
@@ -101,7 +111,17 @@ describe('weft run', () => {
     expect(r.out).toContain('999969000000000');
     expect(r.out).toContain('968969000000000');
     expect(r.out).toContain('366863000000000');
-    expect(r.out).toContain('| jumped   | Completed | 6             |');
+    // Each key beside the activity that moved and its new state.
+    expect(r.out).toMatch(/^job\s+RUNNING\s+999999000000000$/m);
+    expect(r.out).toMatch(/^fox\s+Started\s+968969000000000$/m);
+    expect(r.out).toMatch(/^jumped\s+Completed\s+366663000000000$/m);
+    // The table reads against the key: by digit position, with attempts and times.
+    expect(r.out).toMatch(
+      /^\| # \| Activity \| State\s+\| Digit \| Attempts \| Started\s+\| Finished\s+\|$/m,
+    );
+    expect(r.out).toMatch(
+      /^\| 4 \| jumped\s+\| Completed \| 6\s+\| 1\s+\| \d\d:\d\d:\d\d\.\d{3} \|/m,
+    );
   });
 
   it('exits 1 when the job fails', async () => {

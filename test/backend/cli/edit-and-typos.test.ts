@@ -246,3 +246,21 @@ describe.skipIf(skipBackend)('numeric options', () => {
     expect(r.code).toBe(2);
   });
 });
+
+describe.skipIf(skipBackend)('weft list', () => {
+  it('prints a header and the newest job first; --after takes an ISO time and refuses others', async () => {
+    expect((await weft(['deploy', file('approval.yaml', approval(1))])).code).toBe(0);
+    const first = (await weft(['start', 'approval'])).out.split('\n').at(-1) as string;
+    const second = (await weft(['start', 'approval'])).out.split('\n').at(-1) as string;
+    const listed = await weft(['list']);
+    expect(listed.code).toBe(0);
+    const lines = listed.out.split('\n');
+    expect(lines[0]).toMatch(/^JOB\s+WORKFLOW\s+STATE\s+CREATED$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([second, first]);
+    expect(lines[1]).toMatch(/approval@1\s+RUNNING\s+\d{4}-\d\d-\d\dT/);
+    expect((await weft(['list', '--after', '2999-01-01T00:00:00Z'])).out).toBe('no jobs');
+    const bad = await weft(['list', '--after', 'yesterday']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('--after');
+  });
+});

@@ -35,7 +35,7 @@ async function run(yaml: string, handlers: TaskHandlers, input: Json = {}) {
 }
 
 describe('task', () => {
-  it('retries a failing handler with backoff and succeeds, with a new idempotency key per attempt', async () => {
+  it('retries a failing handler with backoff and succeeds, with one idempotency key for every attempt', async () => {
     const keys: string[] = [];
     const { job, stepper } = await run(
       `
@@ -61,7 +61,7 @@ transitions:
     expect(keys).toHaveLength(2);
     await clock.advance(2000);
     await stepper.runUntilIdle();
-    expect(keys).toEqual([`${job.id}:flaky::1`, `${job.id}:flaky::2`, `${job.id}:flaky::3`]);
+    expect(keys).toEqual([`${job.id}:flaky:`, `${job.id}:flaky:`, `${job.id}:flaky:`]);
     const done = await client.result(job.id);
     expect(done.state).toBe('SUCCESS');
     expect(done.output).toEqual({ flaky: { attempt: 3 } });
@@ -92,11 +92,18 @@ transitions:
     );
     const view = await client.status(job.id);
     expect(view.state).toBe('SUCCESS');
+    // The handled error ends on 6, not 7: a SUCCESS job's key holds no 7. The record
+    // keeps the error.
     expect(Object.fromEntries(view.activities.map((a) => [a.id, a.digit]))).toEqual({
       start: 6,
       charge: 6,
       refund: 6,
       ship: 3,
+    });
+    expect(view.collation).toBe('663600000000000');
+    expect(await store.getActivity(job.id, 'charge')).toMatchObject({
+      status: 'FAILURE',
+      error: { message: 'card declined' },
     });
     expect(view.output).toEqual({ refund: { refunded: true, why: 'card declined' } });
   });
@@ -178,7 +185,33 @@ transitions:
     expect(view.state).toBe('SUCCESS');
     expect(view.output).toEqual({ remind: { reminded: true } });
     expect(view.activities.find((a) => a.id === 'ship')?.digit).toBe(3);
+    // approve, remind, ship, start: the handled timeout releases the hook (4).
+    expect(view.collation).toBe('463600000000000');
     await expect(client.signal(job.id, 'approve', {})).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('a timeout nothing handles ends the hook on 7 and the job in FAILURE, readable off the key', async () => {
+    const { job, stepper } = await run(
+      `
+workflow: approval-strict
+activities:
+  start:   { kind: trigger }
+  approve: { kind: hook, signal: approve, timeout: 1h }
+  ship:    { kind: task }
+transitions:
+  start: [approve]
+  approve: [ship]
+`,
+      handlers,
+    );
+    expect((await client.status(job.id)).collation).toBe('596000000000000');
+    await clock.advance(3_600_000);
+    await stepper.runUntilIdle();
+    const view = await client.status(job.id);
+    expect(view.state).toBe('FAILURE');
+    expect(view.error).toMatchObject({ code: 'TIMEOUT', activity: 'approve' });
+    // Was 466… (a released hook hid the error); now approve reads 7.
+    expect(view.collation).toBe('736000000000000');
   });
 });
 
@@ -385,7 +418,9 @@ transitions:
     const view = await client.status(job.id);
     expect(view.state).toBe('SUCCESS');
     expect(view.output).toEqual({ stop: 'stopped' });
+    // The error past max was handled (on: error): 6, and no 7 in the SUCCESS job's key.
     expect(view.activities.find((a) => a.id === 'again')?.digit).toBe(6);
+    expect(view.collation).not.toContain('7');
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * The `weft serve` command: it listens, registers `--workflows` and `--tasks`, runs the
  * engine streams beside the server (here a graph workflow's task is run by an HTTP
- * agent, its Leg2 recorded through the protocol), and stops cleanly; bad flags exit 1.
+ * agent, its Leg2 recorded through the protocol), and stops cleanly; bad flags are usage errors (exit 2).
  */
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
 import { registerServeCommand } from '../../../src/cli/serve-command.js';
 import { Client } from '../../../src/client/client.js';
 import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
@@ -102,10 +103,16 @@ describe.skipIf(skipBackend)('weft serve (command)', () => {
     expect(run.code()).toBe(0);
   });
 
-  it('exits 1 naming a bad flag', async () => {
-    const run = startCommand(['--store', location.url, '--port', 'eighty']);
-    await run.done;
-    expect(run.code()).toBe(1);
-    expect(run.err.join('\n')).toContain('--port');
+  it('refuses a bad flag before serving: exit 2 (a usage error), naming it', async () => {
+    const err: string[] = [];
+    const code = await main(
+      ['node', 'weft', 'serve', '--store', location.url, '--port', 'eighty'],
+      {
+        out: () => {},
+        err: (t) => err.push(t),
+      },
+    );
+    expect(code).toBe(2);
+    expect(err.join('\n')).toContain("option '--port <n>' argument 'eighty' is invalid");
   });
 });

@@ -128,3 +128,46 @@ describe('Worker', () => {
     }
   });
 });
+
+describe('a task handler retried', () => {
+  it('sees one idempotency key on every attempt, and the attempt apart', async () => {
+    await client.deploy(
+      compileWorkflow(`
+workflow: pay
+activities:
+  start:  { kind: trigger }
+  charge: { kind: task, retry: { attempts: 2, backoff: 10ms } }
+transitions: { start: [charge] }
+output: "charge.output"
+`),
+    );
+    const seen: { key: string; attempt: number }[] = [];
+    const worker = new Worker({
+      store,
+      handlers: {
+        charge: async (_input, ctx) => {
+          seen.push({ key: ctx.idempotencyKey, attempt: ctx.attempt });
+          if (ctx.attempt === 1) throw new Error('card network timed out');
+          return 'charged';
+        },
+      },
+    });
+    await worker.start();
+    try {
+      const job = await client.start('pay', null);
+      const done = await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+      expect(done.output).toBe('charged');
+      expect(seen).toEqual([
+        { key: `${job.id}:charge:`, attempt: 1 },
+        { key: `${job.id}:charge:`, attempt: 2 },
+      ]);
+      // The job's view shows the attempts and the times, per activity.
+      const charge = (await client.status(job.id)).activities.find((a) => a.id === 'charge');
+      expect(charge).toMatchObject({ position: 1, status: 'SUCCESS', attempts: 2, error: null });
+      expect(charge?.startedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(charge?.finishedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

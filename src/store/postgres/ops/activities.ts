@@ -4,6 +4,7 @@
  * `PENDING`, input, output and error null, attempt 0, no start or finish time).
  */
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
+import type { ActivityKey } from '../../store.js';
 import { type Db, has, sql, toJson } from './context.js';
 
 interface ActivityRow {
@@ -67,6 +68,57 @@ const SELECT_JOB = sql(
   `SELECT ${COLUMNS} FROM weft_activities WHERE job = $1 ORDER BY activity, dimension`,
 );
 
+const SELECT_JOBS = sql(
+  'activity_list_jobs',
+  `SELECT ${COLUMNS} FROM weft_activities WHERE job = ANY($1::text[])`,
+);
+
+// Set-based forms: parallel arrays, numbered so results come back in order.
+const SELECT_MANY = sql(
+  'activity_get_many',
+  `SELECT u.n, a.job, a.activity, a.dimension, a.status, a.input, a.output, a.error,
+          a.attempt, a.started_at, a.finished_at, a.updated_at
+   FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(job, activity, dimension, n)
+   JOIN weft_activities a USING (job, activity, dimension)`,
+);
+// One statement: rows that exist are updated field by field (a flag per field says whether
+// the write sets it), the others inserted with the defaults. Callers hold the job's lock,
+// so no other transaction inserts the same row in between.
+const UPSERT_MANY = sql(
+  'activity_put_many',
+  `WITH u AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+       $6::text[], $7::text[], $8::int[], $9::bigint[], $10::bigint[], $11::bool[],
+       $12::bool[], $13::bool[], $14::bool[], $15::bool[], $16::bool[], $17::bool[])
+       AS u(job, activity, dimension, status, input, output, error, attempt, started_at,
+            finished_at, has_status, has_input, has_output, has_error, has_attempt,
+            has_started, has_finished)
+   ), updated AS (
+     UPDATE weft_activities a SET
+       status = CASE WHEN u.has_status THEN u.status ELSE a.status END,
+       input = CASE WHEN u.has_input THEN u.input::json ELSE a.input END,
+       output = CASE WHEN u.has_output THEN u.output::json ELSE a.output END,
+       error = CASE WHEN u.has_error THEN u.error::json ELSE a.error END,
+       attempt = CASE WHEN u.has_attempt THEN u.attempt ELSE a.attempt END,
+       started_at = CASE WHEN u.has_started THEN u.started_at ELSE a.started_at END,
+       finished_at = CASE WHEN u.has_finished THEN u.finished_at ELSE a.finished_at END,
+       updated_at = $18
+     FROM u
+     WHERE (a.job, a.activity, a.dimension) = (u.job, u.activity, u.dimension)
+     RETURNING a.job, a.activity, a.dimension
+   )
+   INSERT INTO weft_activities
+     (job, activity, dimension, status, input, output, error, attempt, started_at,
+      finished_at, updated_at)
+   SELECT u.job, u.activity, u.dimension, u.status, u.input::json, u.output::json,
+          u.error::json, u.attempt, u.started_at, u.finished_at, $18
+   FROM u
+   WHERE NOT EXISTS (
+     SELECT 1 FROM updated d
+     WHERE (d.job, d.activity, d.dimension) = (u.job, u.activity, u.dimension))
+   ON CONFLICT (job, activity, dimension) DO NOTHING`,
+);
+
 /** Activity operations. */
 export const activities = {
   /** Upserts an activity's data. */
@@ -102,6 +154,51 @@ export const activities = {
   ): Promise<ActivityRecord | undefined> {
     const [row] = await db.rows<ActivityRow>(SELECT_ONE, [job, activity, dimension]);
     return row ? toActivity(row) : undefined;
+  },
+
+  /** Every activity of these jobs, in one statement. */
+  async activitiesOfJobs(db: Db, jobs: string[]): Promise<ActivityRecord[]> {
+    if (jobs.length === 0) return [];
+    return (await db.rows<ActivityRow>(SELECT_JOBS, [[...new Set(jobs)]])).map(toActivity);
+  },
+
+  /** Reads several activities in one statement, in order. */
+  async getActivities(db: Db, keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]> {
+    if (keys.length === 0) return [];
+    const rows = await db.rows<ActivityRow & { n: string }>(SELECT_MANY, [
+      keys.map((k) => k.job),
+      keys.map((k) => k.activity),
+      keys.map((k) => k.dimension ?? ''),
+    ]);
+    const out: (ActivityRecord | undefined)[] = new Array(keys.length).fill(undefined);
+    for (const row of rows) out[Number(row.n) - 1] = toActivity(row);
+    return out;
+  },
+
+  /** Upserts several activities in one statement (each key once). */
+  async putActivities(db: Db, writes: ActivityWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const column = <T>(f: (w: ActivityWrite) => T) => writes.map(f);
+    await db.count(UPSERT_MANY, [
+      column((w) => w.job),
+      column((w) => w.activity),
+      column((w) => w.dimension ?? ''),
+      column((w) => w.status ?? DEFAULT_ACTIVITY_STATUS),
+      column((w) => toJson(w.input)),
+      column((w) => toJson(w.output)),
+      column((w) => (w.error ? JSON.stringify(w.error) : null)),
+      column((w) => w.attempt ?? 0),
+      column((w) => w.startedAt ?? null),
+      column((w) => w.finishedAt ?? null),
+      column((w) => has(w, 'status')),
+      column((w) => has(w, 'input')),
+      column((w) => has(w, 'output')),
+      column((w) => has(w, 'error')),
+      column((w) => has(w, 'attempt')),
+      column((w) => has(w, 'startedAt')),
+      column((w) => has(w, 'finishedAt')),
+      db.clock.now(),
+    ]);
   },
 
   /** Every activity of a job, by activity then dimension. */

@@ -5,6 +5,7 @@
  * processes serialize on the row and none is lost.
  */
 import type { CounterRef } from '../../records.js';
+import type { CounterAdd } from '../../store.js';
 import { type Db, sql } from './context.js';
 
 function keyOf(ref: CounterRef): [string, string, string, string] {
@@ -29,6 +30,54 @@ const LIST = sql(
    WHERE job = $1 ORDER BY activity, dimension, field`,
 );
 
+const LIST_JOBS = sql(
+  'counter_list_jobs',
+  `SELECT job, activity, dimension, field, value::text AS value FROM weft_counters
+   WHERE job = ANY($1::text[])`,
+);
+
+// Set-based forms: the refs as parallel arrays, numbered so results come back in order.
+const GET_MANY = sql(
+  'counter_get_many',
+  `SELECT u.n, c.value::text AS value
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY
+     AS u(job, activity, dimension, field, n)
+   JOIN weft_counters c USING (job, activity, dimension, field)`,
+);
+// Absent counters are created at their initial value (or 0) first; the add is then one
+// UPDATE of rows that all exist, which serializes with any other add on each row.
+const CREATE_MANY = sql(
+  'counter_create_many',
+  `INSERT INTO weft_counters (job, activity, dimension, field, value)
+   SELECT job, activity, dimension, field, COALESCE(initial::numeric, 0)
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+     AS u(job, activity, dimension, field, initial)
+   ON CONFLICT (job, activity, dimension, field) DO NOTHING`,
+);
+const ADD_MANY = sql(
+  'counter_add_many',
+  `UPDATE weft_counters c SET value = c.value + u.delta::numeric
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+     AS u(job, activity, dimension, field, delta, n)
+   WHERE (c.job, c.activity, c.dimension, c.field) = (u.job, u.activity, u.dimension, u.field)
+   RETURNING u.n, c.value::text AS value`,
+);
+
+function columns(refs: CounterRef[]): [string[], string[], string[], string[]] {
+  const out: [string[], string[], string[], string[]] = [[], [], [], []];
+  for (const ref of refs) {
+    const key = keyOf(ref);
+    for (let i = 0; i < 4; i++) out[i]?.push(key[i] as string);
+  }
+  return out;
+}
+
+function inOrder(count: number, rows: { n: string; value: string }[]): (bigint | undefined)[] {
+  const out: (bigint | undefined)[] = new Array(count).fill(undefined);
+  for (const row of rows) out[Number(row.n) - 1] = BigInt(row.value);
+  return out;
+}
+
 /** Counter operations. */
 export const counters = {
   /** Adds `delta` (starting from `initial`, or 0, when absent) and returns the new value. */
@@ -36,6 +85,40 @@ export const counters = {
     const values = [...keyOf(ref), delta.toString(), initial === undefined ? null : `${initial}`];
     const [row] = await db.rows<{ value: string }>(ADD, values);
     return BigInt(row?.value ?? '0');
+  },
+
+  /** Every counter of these jobs, in one statement. */
+  async countersOfJobs(db: Db, jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]> {
+    if (jobs.length === 0) return [];
+    const rows = await db.rows<{
+      job: string;
+      activity: string;
+      dimension: string;
+      field: string;
+      value: string;
+    }>(LIST_JOBS, [[...new Set(jobs)]]);
+    return rows.map((r) => ({
+      ref: { job: r.job, activity: r.activity, dimension: r.dimension, field: r.field },
+      value: BigInt(r.value),
+    }));
+  },
+
+  /** Reads several counters in one statement. */
+  async getCounters(db: Db, refs: CounterRef[]): Promise<(bigint | undefined)[]> {
+    if (refs.length === 0) return [];
+    return inOrder(refs.length, await db.rows(GET_MANY, columns(refs)));
+  },
+
+  /** Applies several adds in two statements (create the absent, then add to all). */
+  async addCounters(db: Db, adds: CounterAdd[]): Promise<bigint[]> {
+    if (adds.length === 0) return [];
+    const keys = columns(adds.map((a) => a.ref));
+    await db.count(CREATE_MANY, [...keys, adds.map((a) => a.initial?.toString() ?? null)]);
+    const rows = await db.rows<{ n: string; value: string }>(ADD_MANY, [
+      ...keys,
+      adds.map((a) => a.delta.toString()),
+    ]);
+    return inOrder(adds.length, rows).map((v) => v ?? 0n);
   },
 
   /** Reads a counter. */

@@ -58,6 +58,10 @@ const INSERT = sql(
 );
 const SELECT = sql('job_get', `SELECT ${COLUMNS} FROM weft_jobs WHERE id = $1`);
 const LOCK = sql('job_lock', `SELECT ${COLUMNS} FROM weft_jobs WHERE id = $1 FOR UPDATE`);
+const LOCK_MANY = sql(
+  'job_lock_many',
+  `SELECT ${COLUMNS} FROM weft_jobs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+);
 
 // $1 id, $2..$9 the patch (flag, value pairs), $10 now.
 const PATCH_SET = `
@@ -131,6 +135,11 @@ export const jobs = {
   async lockJob(db: Db, id: string): Promise<JobRecord | undefined> {
     const [row] = await db.rows<JobRow>(LOCK, [id]);
     return row ? toJob(row) : undefined;
+  },
+
+  /** Locks several jobs, in id order. */
+  async lockJobs(db: Db, ids: string[]): Promise<JobRecord[]> {
+    return (await db.rows<JobRow>(LOCK_MANY, [[...new Set(ids)]])).map(toJob);
   },
 
   /** Compare-and-set of the state: only a legal `move` writes. */

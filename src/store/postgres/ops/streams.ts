@@ -114,6 +114,11 @@ const ACK = sql(
   'message_ack',
   'DELETE FROM weft_messages WHERE id = $1 AND stream = $2 AND consumer = $3',
 );
+const ACK_MANY = sql(
+  'message_ack_many',
+  `DELETE FROM weft_messages WHERE stream = $1 AND consumer = $2 AND id = ANY($3::bigint[])
+   RETURNING id`,
+);
 const EXTEND = sql(
   'message_extend',
   `UPDATE weft_messages SET lease_until = $1, available_at = $1
@@ -253,6 +258,15 @@ export const streams = {
   async ack(db: Db, stream: string, id: string, consumer: string): Promise<boolean> {
     const rowId = toRowId(id);
     return rowId !== undefined && (await db.count(ACK, [rowId, stream, consumer])) === 1;
+  },
+
+  /** Acks several messages of one stream; returns the ids `consumer` still held. */
+  async ackMany(db: Db, stream: string, ids: string[], consumer: string): Promise<string[]> {
+    const wanted = rowIds(ids);
+    if (wanted.length === 0) return [];
+    const rows = await db.rows<{ id: number }>(ACK_MANY, [stream, consumer, wanted]);
+    const held = new Set(rows.map((r) => String(r.id)));
+    return ids.filter((id) => held.has(id));
   },
 
   /** Extends the leases `consumer` still holds; returns those ids. */

@@ -46,6 +46,26 @@ export class SqliteCounters {
     return stored === undefined ? undefined : BigInt(stored);
   }
 
+  /** Every counter of these jobs, with its reference. */
+  countersOfJobs(jobs: string[]): { ref: CounterRef; value: bigint }[] {
+    const out: { ref: CounterRef; value: bigint }[] = [];
+    for (const job of new Set(jobs)) {
+      const rows = this.selectJob.all(job) as {
+        activity: string;
+        dimension: string;
+        field: string;
+        value: string;
+      }[];
+      for (const row of rows) {
+        out.push({
+          ref: { job, activity: row.activity, dimension: row.dimension, field: row.field },
+          value: BigInt(row.value),
+        });
+      }
+    }
+    return out;
+  }
+
   /** A job's counters: `field` for job counters, `activity/dimension/field` for activity ones. */
   listCounters(job: string): Map<string, bigint> {
     const out = new Map<string, bigint>();

@@ -1,0 +1,102 @@
+/**
+ * `weft worker`: runs a worker until SIGINT or SIGTERM, on every store. An idle worker
+ * waits for work; a store that goes away is logged and retried until it is back (jobs
+ * continue); the worker exits non-zero only when it gives up (`--give-up-ms`), saying
+ * why. The first signal lets in-flight handlers finish or hands their work back within
+ * the grace period, then exits 0, whatever the handlers module holds open.
+ */
+import type { Store } from '../store/store.js';
+import { Worker } from '../worker/worker.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { loadWorkerModule } from './handlers-module.js';
+import { listenForInterrupt } from './interrupt.js';
+import type { Output } from './print.js';
+
+/** Options of `weft worker`. */
+export interface WorkerCommandOptions {
+  handlers?: string;
+  concurrency?: number;
+  logFormat?: string;
+  /** On a signal, how long handlers may finish before their work is handed back. */
+  graceMs?: number;
+  /** How long the store may stay unreachable before the worker gives up. */
+  giveUpMs?: number;
+}
+
+/** What `stop()` may take beyond the grace period before the process exits anyway. */
+const STOP_SLACK_MS = 5_000;
+
+/** Runs `weft worker`; returns the exit code. */
+export async function runWorkerCommand(
+  store: Store,
+  options: WorkerCommandOptions,
+  output: Output,
+): Promise<number> {
+  const logger = createCliLogger(parseLogFormat(options.logFormat));
+  const module = await loadWorkerModule(options.handlers);
+  const graceMs = options.graceMs ?? 10_000;
+  const worker = new Worker({
+    store,
+    logger,
+    handlers: module.handlers,
+    workflows: module.workflows,
+    tasks: module.tasks,
+    concurrency: options.concurrency ?? 10,
+    graceMs,
+    ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
+  });
+  const interrupt = listenForInterrupt((signal) =>
+    output.err(`weft worker: ${signal} again: exiting now`),
+  );
+  try {
+    await worker.start();
+    output.err(
+      `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
+    );
+    const outcome = await Promise.race([
+      worker.run().then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      ),
+      interrupt.received,
+    ]);
+    if (outcome instanceof Error) {
+      output.err(`weft worker: ${outcome.message}`);
+      return 1;
+    }
+    if (outcome === undefined) return 0;
+    output.err(
+      `weft worker: ${outcome}: stopping; running handlers have ${graceMs / 1000} s to finish, then their work is handed back`,
+    );
+    await stopWithin(worker, graceMs, output, 'weft worker');
+    return 0;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/**
+ * Stops `worker`, waiting at most the grace period and a little more: a store that does
+ * not answer must not keep the process from ending (leased work comes back when its
+ * lease expires).
+ */
+export async function stopWithin(
+  worker: Worker,
+  graceMs: number,
+  output: Output,
+  command: string,
+): Promise<void> {
+  let late: ReturnType<typeof setTimeout> | undefined;
+  const stopped = await Promise.race([
+    worker.stop().then(() => true),
+    new Promise<boolean>((resolve) => {
+      late = setTimeout(() => resolve(false), graceMs + STOP_SLACK_MS);
+    }),
+  ]);
+  clearTimeout(late);
+  if (!stopped) {
+    output.err(
+      `${command}: the store did not answer while stopping; work still leased returns to the queue when its lease expires`,
+    );
+  }
+}

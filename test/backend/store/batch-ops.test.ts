@@ -1,0 +1,151 @@
+/**
+ * Conformance: the set-based operations a batch of engine steps uses — many jobs locked
+ * in id order, many counters read and added, many activities read and upserted, many
+ * messages acked — give the same results as their one-row forms, on every backend.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/store.js';
+import { openTestStore } from '../../support/store-under-test.js';
+
+let store: Store;
+let close: (() => Promise<void>) | undefined;
+beforeEach(async () => {
+  ({ store, close } = await openTestStore());
+});
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+const job = (id: string) => ({
+  id,
+  workflow: 'w',
+  version: 1,
+  model: 'graph' as const,
+  state: 'RUNNING' as const,
+  input: null,
+});
+
+describe('batch operations', () => {
+  it('locks the jobs that exist, in id order', async () => {
+    for (const id of ['c', 'a', 'b']) await store.createJob(job(id));
+    const locked = await store.transaction((tx) => tx.lockJobs(['c', 'zz', 'a', 'c', 'b']));
+    expect(locked.map((j) => j.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reads every counter and activity of several jobs, and nothing of the others', async () => {
+    await store.addCounter({ job: 'j', field: 'key' }, 5n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: ',1', field: 'sem' }, 9n);
+    await store.addCounter({ job: 'k', field: 'key' }, 7n);
+    await store.addCounter({ job: 'other', field: 'key' }, 1n);
+    await store.putActivity({ job: 'j', activity: 'a', dimension: ',1', status: 'RUNNING' });
+    await store.putActivity({ job: 'k', activity: 'b', output: 2 });
+    await store.putActivity({ job: 'other', activity: 'c' });
+    const [counters, activities] = await store.transaction(async (tx) => [
+      await tx.countersOfJobs(['j', 'k', 'j']),
+      await tx.activitiesOfJobs(['k', 'j']),
+    ]);
+    const named = counters
+      .map((c) => `${c.ref.job}/${c.ref.activity}/${c.ref.dimension}/${c.ref.field}=${c.value}`)
+      .sort();
+    expect(named).toEqual(['j///key=5', 'j/a/,1/sem=9', 'k///key=7']);
+    expect(activities.map((a) => `${a.job}/${a.activity}/${a.dimension}`).sort()).toEqual([
+      'j/a/,1',
+      'k/b/',
+    ]);
+    expect(await store.transaction((tx) => tx.countersOfJobs([]))).toEqual([]);
+  });
+
+  it('reads counters in order, undefined for those never written', async () => {
+    await store.addCounter({ job: 'j', field: 'x' }, 5n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: ',0', field: 'y' }, 7n);
+    const values = await store.transaction((tx) =>
+      tx.getCounters([
+        { job: 'j', activity: 'a', dimension: ',0', field: 'y' },
+        { job: 'j', field: 'missing' },
+        { job: 'j', field: 'x' },
+      ]),
+    );
+    expect(values).toEqual([7n, undefined, 5n]);
+  });
+
+  it('adds to many counters at once, absent ones from their initial value, exactly', async () => {
+    await store.addCounter({ job: 'j', field: 'x' }, 5n);
+    const added = await store.transaction((tx) =>
+      tx.addCounters([
+        { ref: { job: 'j', field: 'x' }, delta: 2n },
+        {
+          ref: { job: 'j', activity: 'a1', field: 'semaphore' },
+          delta: -100_000_000_000_000n,
+          initial: 999_000_000_000_000n,
+        },
+        { ref: { job: 'j', field: 'fresh' }, delta: -3n },
+      ]),
+    );
+    expect(added).toEqual([7n, 899_000_000_000_000n, -3n]);
+    expect(await store.getCounter({ job: 'j', activity: 'a1', field: 'semaphore' })).toBe(
+      899_000_000_000_000n,
+    );
+  });
+
+  it('reads and upserts many activities; fields a write leaves out keep their values', async () => {
+    await store.putActivity({
+      job: 'j',
+      activity: 'a',
+      status: 'RUNNING',
+      input: { n: 1 },
+      attempt: 1,
+      startedAt: 1_000,
+    });
+    await store.transaction((tx) =>
+      tx.putActivities([
+        { job: 'j', activity: 'a', status: 'SUCCESS', output: { ok: true }, finishedAt: 2_000 },
+        { job: 'j', activity: 'b', dimension: ',1', input: [1, 2] },
+        { job: 'k', activity: 'c', error: { name: 'Error', message: 'no' }, attempt: 3 },
+      ]),
+    );
+    const [a, b, missing, c] = await store.transaction((tx) =>
+      tx.getActivities([
+        { job: 'j', activity: 'a' },
+        { job: 'j', activity: 'b', dimension: ',1' },
+        { job: 'j', activity: 'nope' },
+        { job: 'k', activity: 'c' },
+      ]),
+    );
+    expect(a).toMatchObject({
+      status: 'SUCCESS',
+      input: { n: 1 },
+      output: { ok: true },
+      attempt: 1,
+      startedAt: 1_000,
+      finishedAt: 2_000,
+      error: null,
+    });
+    expect(b).toMatchObject({
+      dimension: ',1',
+      status: 'PENDING',
+      input: [1, 2],
+      output: null,
+      attempt: 0,
+      startedAt: null,
+    });
+    expect(missing).toBeUndefined();
+    expect(c).toMatchObject({ error: { name: 'Error', message: 'no' }, attempt: 3 });
+    // The one-row read agrees with the set-based one.
+    expect(await store.getActivity('j', 'a')).toEqual(a);
+  });
+
+  it('acks many messages, only those the consumer still holds', async () => {
+    const ids = await store.append([
+      { stream: 's', payload: 1 },
+      { stream: 's', payload: 2 },
+      { stream: 's', payload: 3 },
+    ]);
+    const claimed = await store.claim('s', { consumer: 'me', max: 2, leaseMs: 60_000 });
+    expect(claimed.map((m) => m.id)).toEqual(ids.slice(0, 2));
+    const acked = await store.transaction((tx) => tx.ackMany('s', [...ids, 'not-an-id'], 'me'));
+    expect(acked).toEqual(ids.slice(0, 2));
+    const rest = await store.claim('s', { consumer: 'me', max: 5, leaseMs: 60_000 });
+    expect(rest.map((m) => m.payload)).toEqual([3]);
+  });
+});
