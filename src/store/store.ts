@@ -141,14 +141,16 @@ export interface StoreTx {
     lastError?: ErrorRecord,
   ): Promise<boolean>;
   /**
-   * Moves a message `consumer` holds to the dead letters now, with `reason`; returns the
-   * dead letter, or undefined when `consumer` no longer holds it.
+   * Moves a message `consumer` holds to the dead letters now, with `reason` (and
+   * `lastError`, else the one it was last released with); returns the dead letter, or
+   * undefined when `consumer` no longer holds it.
    */
   deadLetter(
     stream: string,
     id: string,
     consumer: string,
     reason: string,
+    lastError?: ErrorRecord,
   ): Promise<DeadLetter | undefined>;
   /** Deletes messages whoever holds them (an operator's tool). */
   remove(stream: string, ids: string[]): Promise<number>;

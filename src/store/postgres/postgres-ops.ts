@@ -132,8 +132,16 @@ export class PostgresStoreTx implements StoreTx {
   ) {
     return this.invoke(ONE, (db) => streams.release(db, stream, id, consumer, delayMs, lastError));
   }
-  deadLetter(stream: string, id: string, consumer: string, reason: string) {
-    return this.invoke(ONE, (db) => deadLetters.deadLetter(db, stream, id, consumer, reason));
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ) {
+    return this.invoke(ONE, (db) =>
+      deadLetters.deadLetter(db, stream, id, consumer, reason, lastError),
+    );
   }
   remove(stream: string, ids: string[]) {
     return this.invoke(ONE, (db) => streams.remove(db, stream, ids));

@@ -174,8 +174,16 @@ export class BoundStoreTx implements StoreTx {
   ) {
     return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs, lastError));
   }
-  deadLetter(stream: string, id: string, consumer: string, reason: string) {
-    return this.invoke(W, () => this.ops.streams.deadLetter(stream, id, consumer, reason));
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ) {
+    return this.invoke(W, () =>
+      this.ops.streams.deadLetter(stream, id, consumer, reason, lastError),
+    );
   }
   remove(stream: string, ids: string[]) {
     return this.invoke(W, () => this.ops.streams.remove(stream, ids));

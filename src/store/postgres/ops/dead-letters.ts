@@ -43,7 +43,7 @@ const DEAD_ALL = sql(
   `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters ORDER BY id LIMIT $1`,
 );
 const DEAD_GET = sql('dead_get', `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters WHERE id = $1`);
-// $1 id, $2 stream, $3 consumer, $4 reason, $5 now.
+// $1 id, $2 stream, $3 consumer, $4 reason, $5 now, $6 last error (null: keep the message's).
 const DEAD_HELD = sql(
   'dead_held',
   `WITH m AS (
@@ -52,7 +52,8 @@ const DEAD_HELD = sql(
    )
    INSERT INTO weft_dead_letters
      (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
-   SELECT id, stream, job, payload, deliveries, $4, last_error, created_at, $5 FROM m
+   SELECT id, stream, job, payload, deliveries, $4, COALESCE($6::json, last_error), created_at, $5
+   FROM m
    RETURNING ${DEAD_COLUMNS}`,
 );
 const REQUEUE = sql(
@@ -89,6 +90,7 @@ export const deadLetters = {
     id: string,
     consumer: string,
     reason: string,
+    lastError?: ErrorRecord,
   ): Promise<DeadLetter | undefined> {
     const rowId = toRowId(id);
     if (rowId === undefined) return undefined;
@@ -98,6 +100,7 @@ export const deadLetters = {
       consumer,
       reason,
       db.clock.now(),
+      lastError === undefined ? null : JSON.stringify(lastError),
     ]);
     return row ? toDeadLetter(row) : undefined;
   },

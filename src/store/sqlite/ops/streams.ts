@@ -100,7 +100,8 @@ export class SqliteStreams {
         FROM weft_messages WHERE ${DUE_DEAD}`),
       buryHeld: p(`INSERT INTO weft_dead_letters
           (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
-        SELECT id, stream, job, payload, deliveries, @reason, last_error, created_at, @now
+        SELECT id, stream, job, payload, deliveries, @reason, COALESCE(@error, last_error),
+          created_at, @now
         FROM weft_messages WHERE id = @id AND stream = @stream AND consumer = @consumer`),
       deleteDue: p(`DELETE FROM weft_messages WHERE ${DUE_DEAD}`),
       reclaim: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL
@@ -267,10 +268,17 @@ export class SqliteStreams {
   }
 
   /** Moves a message `consumer` holds to the dead letters now; undefined when it no longer holds it. */
-  deadLetter(stream: string, id: string, consumer: string, reason: string): DeadLetter | undefined {
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ): DeadLetter | undefined {
     const rowId = toRowId(id);
     if (rowId === undefined) return undefined;
-    const params = { id: rowId, stream, consumer, reason, now: this.ctx.clock.now() };
+    const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
+    const params = { id: rowId, stream, consumer, reason, error, now: this.ctx.clock.now() };
     if (this.st('buryHeld').run(params).changes !== 1) return undefined;
     this.st('ack').run(rowId, stream, consumer);
     return this.getDeadLetter(id);
