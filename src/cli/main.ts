@@ -12,6 +12,7 @@ import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { createCliLogger, LOG_FORMATS, parseLogFormat } from './cli-logger.js';
+import { registerDeadLettersCommand } from './dead-letters-command.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
@@ -327,6 +328,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 
   // weft serve: the agent protocol over HTTP (docs/agent-protocol.md).
   registerServeCommand(program, output, setExit);
+  // weft dead-letters [list|requeue <id>].
+  registerDeadLettersCommand(program, output, setExit);
 
   return program;
 }
