@@ -24,7 +24,7 @@ interface Flags {
 /** One line of the error a dead letter last failed with. */
 function lastError(dead: DeadLetter): string {
   const e = dead.lastError;
-  return e ? `${e.name}: ${e.message}`.split('\n')[0] ?? '' : '(none recorded)';
+  return e ? (`${e.name}: ${e.message}`.split('\n')[0] ?? '') : '(none recorded)';
 }
 
 /** The dead letters as a table, oldest first. */
@@ -114,7 +114,9 @@ export function registerDeadLettersCommand(
             ? `; job ${deadLetter.job} is RUNNING again`
             : `; job ${deadLetter.job} was not ended by it and is left as it is`
           : '';
-        output.out(`requeued dead letter ${id} as message ${messageId} on ${deadLetter.stream}${job}`);
+        output.out(
+          `requeued dead letter ${id} as message ${messageId} on ${deadLetter.stream}${job}`,
+        );
       }),
     );
 }

@@ -21,13 +21,7 @@ import { loadWorkflow } from '../engine/loaded-workflow.js';
 import { startGraphJob } from '../engine/start-job.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import { validateJobInput } from '../graph/job-input.js';
-import type {
-  DeadLetter,
-  DefinitionRecord,
-  JobFilter,
-  JobRecord,
-  Json,
-} from '../store/records.js';
+import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { type JobView, jobView } from './job-view.js';

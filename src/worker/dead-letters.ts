@@ -7,8 +7,8 @@
  * Requeueing the dead letter (`weft dead-letters requeue <id>`) reopens the job.
  */
 import { DeadLetterError, LeaseLostError, toErrorRecord } from '../core/errors.js';
-import { DURABLE_STREAM } from '../durable/durable-messages.js';
 import type { DurableEngine } from '../durable/durable-engine.js';
+import { DURABLE_STREAM } from '../durable/durable-messages.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { DeadLetter, ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
@@ -41,7 +41,13 @@ export function deadLetterError(dead: DeadLetter): ErrorRecord {
       : typeof payload?.uuid === 'string'
         ? payload.uuid
         : undefined;
-  const error = new DeadLetterError(dead.id, dead.stream, dead.deliveries, dead.lastError, activity);
+  const error = new DeadLetterError(
+    dead.id,
+    dead.stream,
+    dead.deliveries,
+    dead.lastError,
+    activity,
+  );
   return error.toJSON() as ErrorRecord;
 }
 
@@ -115,9 +121,7 @@ export async function bury(
 ): Promise<void> {
   const fields = { stream: message.stream, ...(message.job ? { job: message.job } : {}) };
   try {
-    const dead = await settings.store.transaction((tx) =>
-      buryIn(tx, settings, message, lastError),
-    );
+    const dead = await settings.store.transaction((tx) => buryIn(tx, settings, message, lastError));
     if (dead) {
       settings.logger.error(
         `message ${message.id} dead-lettered${message.job ? `; job ${message.job} ended FAILURE` : ''}`,
@@ -133,7 +137,13 @@ export async function bury(
       fields,
     );
     await settings.store
-      .deadLetter(message.stream, message.id, settings.consumer, reason(settings, message), lastError)
+      .deadLetter(
+        message.stream,
+        message.id,
+        settings.consumer,
+        reason(settings, message),
+        lastError,
+      )
       .catch((e: unknown) =>
         settings.logger.error(
           `could not dead-letter message ${message.id}`,

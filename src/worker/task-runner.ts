@@ -16,9 +16,9 @@ import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
+import { bury, isOverdue } from './dead-letters.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { idempotencyKey, type TaskHandlers } from './task-handler.js';
-import { bury, isOverdue } from './dead-letters.js';
 import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */

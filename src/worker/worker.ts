@@ -20,8 +20,8 @@ import { GraphEngine } from '../engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
-import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import { endDeadLetteredJob } from './dead-letters.js';
+import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import {
   type BatchHandler,
   type MessageHandler,

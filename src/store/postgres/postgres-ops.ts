@@ -123,13 +123,7 @@ export class PostgresStoreTx implements StoreTx {
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(ONE, (db) => streams.extendLease(db, stream, ids, consumer, leaseMs));
   }
-  release(
-    stream: string,
-    id: string,
-    consumer: string,
-    delayMs?: number,
-    lastError?: ErrorRecord,
-  ) {
+  release(stream: string, id: string, consumer: string, delayMs?: number, lastError?: ErrorRecord) {
     return this.invoke(ONE, (db) => streams.release(db, stream, id, consumer, delayMs, lastError));
   }
   deadLetter(

@@ -165,13 +165,7 @@ export class BoundStoreTx implements StoreTx {
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));
   }
-  release(
-    stream: string,
-    id: string,
-    consumer: string,
-    delayMs?: number,
-    lastError?: ErrorRecord,
-  ) {
+  release(stream: string, id: string, consumer: string, delayMs?: number, lastError?: ErrorRecord) {
     return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs, lastError));
   }
   deadLetter(

@@ -90,7 +90,11 @@ const compensateHandlers: TaskHandlers = {
 
 describe('the final key tells how a job ended', () => {
   it('a hook that times out with no on: timeout path ends on 7: FAILURE 766366000000000', async () => {
-    const view = await end(fox('{ kind: hook, signal: feed, timeout: 1h }'), foxHandlers, 3_600_000);
+    const view = await end(
+      fox('{ kind: hook, signal: feed, timeout: 1h }'),
+      foxHandlers,
+      3_600_000,
+    );
     expect(view.state).toBe('FAILURE');
     expect(view.collation).toBe('766366000000000');
     expect(view.error).toMatchObject({ name: 'TimeoutError', code: 'TIMEOUT', activity: 'ate' });

@@ -83,7 +83,9 @@ transitions:
       stream: 'engine',
     });
     expect(done.error?.message).toMatch(
-      new RegExp(`^message ${dead?.id} on engine \\(activity \\w+\\) was dead-lettered after 2 deliveries; last error: .*no input for you`),
+      new RegExp(
+        `^message ${dead?.id} on engine \\(activity \\w+\\) was dead-lettered after 2 deliveries; last error: .*no input for you`,
+      ),
     );
     // The key says FAILURE too: the message's activity is on 7.
     expect((await client.status(job.id)).collation).toContain('7');
@@ -112,7 +114,11 @@ transitions:
     expect(failed.state).toBe('FAILURE');
     const [dead] = await client.deadLetters();
     expect(dead).toMatchObject({ job: job.id, stream: 'task:work', deliveries: 3 });
-    expect(failed.error).toMatchObject({ code: 'DEAD_LETTER', messageId: dead?.id, activity: 'work' });
+    expect(failed.error).toMatchObject({
+      code: 'DEAD_LETTER',
+      messageId: dead?.id,
+      activity: 'work',
+    });
     expect(failed.error?.message).toBe(
       `message ${dead?.id} on task:work (activity work) was dead-lettered after 3 deliveries; last error: Error: out of memory`,
     );
@@ -123,7 +129,11 @@ transitions:
     expect(requeued).toMatchObject({ reopened: true });
     expect(await client.deadLetters()).toEqual([]);
     const done = await result(job.id);
-    expect(done).toMatchObject({ state: 'SUCCESS', error: null, output: { work: { worked: true } } });
+    expect(done).toMatchObject({
+      state: 'SUCCESS',
+      error: null,
+      output: { work: { worked: true } },
+    });
     expect((await client.status(job.id)).collation).toBe('660000000000000');
   });
 

@@ -18,4 +18,8 @@ export interface PostgresMigration {
 }
 
 /** Every PostgreSQL migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [initial, activityTimes, messageErrors];
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  initial,
+  activityTimes,
+  messageErrors,
+];

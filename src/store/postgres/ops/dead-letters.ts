@@ -33,7 +33,8 @@ function toDeadLetter(row: DeadLetterRow): DeadLetter {
   };
 }
 
-const DEAD_COLUMNS = 'id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at';
+const DEAD_COLUMNS =
+  'id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at';
 const DEAD_ONE = sql(
   'dead_list',
   `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters WHERE stream = $1 ORDER BY id LIMIT $2`,
