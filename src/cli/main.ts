@@ -12,6 +12,7 @@ import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { LOG_FORMATS } from './cli-logger.js';
+import { registerDeadLettersCommand } from './dead-letters-command.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber } from './numeric-option.js';
@@ -340,6 +341,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 
   // weft serve: the agent protocol over HTTP (docs/agent-protocol.md).
   registerServeCommand(program, output, setExit);
+  // weft dead-letters [list|requeue <id>].
+  registerDeadLettersCommand(program, output, setExit);
 
   return program;
 }

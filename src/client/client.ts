@@ -21,8 +21,9 @@ import { loadWorkflow } from '../engine/loaded-workflow.js';
 import { startGraphJob } from '../engine/start-job.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import { validateJobInput } from '../graph/job-input.js';
-import type { DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
+import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
+import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { type JobView, jobView } from './job-view.js';
 
 /** Options of a client. */
@@ -366,5 +367,18 @@ export class Client {
   /** Lists jobs. */
   list(filter: JobFilter = {}): Promise<JobRecord[]> {
     return this.store.listJobs(filter);
+  }
+
+  /** Dead letters (messages that failed every delivery allowed), oldest first. */
+  deadLetters(options: { stream?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    return this.store.listDeadLetters(options.stream, options.limit);
+  }
+
+  /**
+   * Requeues a dead letter: its message goes back to its stream, and the job it ended in
+   * FAILURE is RUNNING again, so a worker finishes it. `NotFoundError` when there is none.
+   */
+  requeueDeadLetter(id: string): Promise<Requeued> {
+    return requeueDeadLetter(this.store, { graph: this.engine, durable: this.durable }, id);
   }
 }

@@ -266,3 +266,29 @@ export class StaleDecisionError extends WeftError {
     super('STALE_DECISION', `decision ${uuid} is stale: ${reason}`);
   }
 }
+
+/**
+ * A message failed every delivery it was allowed (`maxDeliveries`) and was moved to the
+ * dead letters, so the job it belongs to ended in FAILURE. Names the message and the
+ * error it last failed with; `weft dead-letters requeue <messageId>` runs it again.
+ */
+export class DeadLetterError extends WeftError {
+  constructor(
+    /** The dead-lettered message's id (its dead letter has the same id). */
+    readonly messageId: string,
+    readonly stream: string,
+    readonly deliveries: number,
+    /** The error its last delivery failed with; null when none was recorded (its worker stopped). */
+    readonly lastError: { name: string; message: string; code?: string } | null,
+    /** The activity (or code-first work) the message was for, when it was for one. */
+    readonly activity?: string,
+  ) {
+    const last = lastError
+      ? `${lastError.name}: ${lastError.message}`
+      : 'none recorded (the worker holding it stopped or lost it)';
+    super(
+      'DEAD_LETTER',
+      `message ${messageId} on ${stream}${activity ? ` (activity ${activity})` : ''} was dead-lettered after ${deliveries} deliveries; last error: ${last}`,
+    );
+  }
+}

@@ -27,9 +27,10 @@ import {
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
 import { taskStream } from '../engine/messages.js';
-import type { JobRecord, Json, NewMessage } from '../store/records.js';
+import type { ErrorRecord, JobRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { Action } from './actions.js';
+import { failByDeadLetter, reopenAfterDeadLetter } from './dead-letter.js';
 import { runDecision } from './decision-executer.js';
 import type { DecisionOutcome } from './decisions.js';
 import type { WorkflowDefinition } from './definitions.js';
@@ -213,6 +214,36 @@ export class DurableEngine {
     ]);
     await this.save(tx, locked.job, instance);
     return request.uuid;
+  }
+
+  /**
+   * Fails an instance whose message was dead-lettered, at once, with `error` (its parent
+   * is told). False when the instance is not running.
+   */
+  async endDeadLettered(tx: StoreTx, jobId: string, error: ErrorRecord): Promise<boolean> {
+    const locked = await this.lock(tx, jobId);
+    if (!locked) return false;
+    const failed = failByDeadLetter(locked.instance, error, this.clock.now());
+    await this.perform(tx, locked.job, failed.effects);
+    await this.save(tx, locked.job, failed.instance);
+    return true;
+  }
+
+  /**
+   * Undoes {@link endDeadLettered} when dead letter `messageId` is requeued: the instance
+   * back in the life it had, its job RUNNING (or SUSPENDED). False (nothing changed) when
+   * the instance did not fail because of that dead letter.
+   */
+  async reopenDeadLettered(tx: StoreTx, jobId: string, messageId: string): Promise<boolean> {
+    const job = await tx.lockJob(jobId);
+    const error = job?.error;
+    if (job?.state !== 'FAILURE' || job.model !== 'durable') return false;
+    if (error?.code !== 'DEAD_LETTER' || error.messageId !== messageId) return false;
+    const instance = reopenAfterDeadLetter(job.context as unknown as Instance, this.clock.now());
+    const patch = { context: instance as unknown as Json, error: null, finishedAt: null };
+    await tx.setJobState(jobId, 'FAILURE', 'RUNNING', patch);
+    await moveJobState(tx, jobId, 'RUNNING', flowStateOf(instance));
+    return true;
   }
 
   private async lock(tx: StoreTx, jobId: string) {

@@ -7,13 +7,14 @@
  * (errored), so a FAILURE job's key holds a 7 and a SUCCESS job's holds none. An error or
  * timeout that an `on: error` / `on: timeout` transition takes ends where the activity's
  * success would: 6 (completed), or 4 (released) for a hook; its record keeps the error.
+ * A transition counts when it is taken: one whose `when` is false handles nothing.
  */
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { ActivityAddress } from './messages.js';
 import type { Step } from './step.js';
-import { handles, settleOutgoing } from './transitions.js';
+import { settleOutgoing } from './transitions.js';
 
 /** How an activity ended. */
 export interface ActivityEnd {
@@ -33,9 +34,6 @@ export async function finishActivity(
   address: ActivityAddress,
   end: ActivityEnd,
 ): Promise<void> {
-  const handled = end.outcome === 'success' || handles(step, address.a, end.outcome);
-  const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
-  await step.move(address.a, digit);
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
   step.putActivity({
     activity: address.a,
@@ -46,8 +44,12 @@ export async function finishActivity(
     finishedAt: step.clock.now(),
   });
   step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
+  // Handled means taken: an `on: error` transition whose `when` is false handles nothing.
+  const taken = await settleOutgoing(step, address.a, address.d, end.outcome);
+  const handled = end.outcome === 'success' || taken;
+  const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
+  await step.move(address.a, digit);
   if (!handled) recordUnhandled(step, address, end.error);
-  await settleOutgoing(step, address.a, address.d, end.outcome);
 }
 
 function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {

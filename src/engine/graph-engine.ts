@@ -17,6 +17,7 @@ import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
 import { respondWake, sleep } from './activities/sleep.js';
 import { respondTask, task } from './activities/task.js';
 import { trigger } from './activities/trigger.js';
+import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.js';
 import { JobState } from './job-state.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
@@ -198,18 +199,8 @@ export class GraphEngine {
     body: (step: Step) => Promise<boolean>,
   ): Promise<StepResult> {
     const { job } = state;
-    const wf = await this.cache.get(tx, job.workflow, job.version);
-    const loadLatest = async (workflow: string): Promise<LoadedWorkflow> => {
-      const record = await tx.getDefinition(workflow);
-      if (!record) {
-        throw new ValidationError(
-          `workflow ${JSON.stringify(workflow)} is not deployed`,
-          `activity await`,
-        );
-      }
-      return this.cache.get(tx, workflow, record.version);
-    };
-    const step = new Step(state, wf, this.clock, dimension, loadLatest);
+    const step = await this.newStep(tx, state, dimension);
+    const { wf } = step;
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
@@ -230,6 +221,66 @@ export class GraphEngine {
     const key = await last.collation();
     const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
     return ended ? { status: 'ran', ended } : { status: 'ran' };
+  }
+
+  /** A step over a locked job's state. */
+  private async newStep(tx: StoreTx, state: JobState, dimension: string): Promise<Step> {
+    const { job } = state;
+    const wf = await this.cache.get(tx, job.workflow, job.version);
+    const loadLatest = async (workflow: string): Promise<LoadedWorkflow> => {
+      const record = await tx.getDefinition(workflow);
+      if (!record) {
+        throw new ValidationError(
+          `workflow ${JSON.stringify(workflow)} is not deployed`,
+          `activity await`,
+        );
+      }
+      return this.cache.get(tx, workflow, record.version);
+    };
+    return new Step(state, wf, this.clock, dimension, loadLatest);
+  }
+
+  /**
+   * Ends the job of a dead-lettered engine or task message (its `payload`) in FAILURE at
+   * once, with `error`: the message's activity moves to 7 and a parent job is told.
+   * False when the job is not a running graph job.
+   */
+  async endDeadLettered(
+    tx: StoreTx,
+    jobId: string,
+    payload: Json,
+    error: ErrorRecord,
+  ): Promise<boolean> {
+    const job = await tx.lockJob(jobId);
+    if (job?.state !== 'RUNNING' || job.model !== 'graph') return false;
+    const state = new JobState(tx, job);
+    const step = await this.newStep(tx, state, '');
+    await failDeadLettered(step, addressOf(step, payload), error);
+    await this.finishJob(step);
+    await applyUnit(tx, state.unit());
+    return true;
+  }
+
+  /**
+   * Undoes {@link endDeadLettered} when that message is requeued: the job RUNNING again,
+   * its activity back where it stood. False (nothing changed) when the job did not end
+   * because of dead letter `messageId`.
+   */
+  async reopenDeadLettered(
+    tx: StoreTx,
+    jobId: string,
+    payload: Json,
+    messageId: string,
+  ): Promise<boolean> {
+    const job = await tx.lockJob(jobId);
+    const error = job?.error;
+    if (job?.state !== 'FAILURE' || job.model !== 'graph') return false;
+    if (error?.code !== 'DEAD_LETTER' || error.messageId !== messageId) return false;
+    const state = new JobState(tx, job);
+    const step = await this.newStep(tx, state, '');
+    await reopenDeadLettered(step, addressOf(step, payload), error);
+    await applyUnit(tx, state.unit());
+    return true;
   }
 
   private async finishJob(step: Step): Promise<JobRecord['state']> {

@@ -22,20 +22,26 @@ function isTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
-/** Settles every outgoing transition of `from` after it ended with `outcome`. */
+/**
+ * Settles every outgoing transition of `from` after it ended with `outcome`. Returns
+ * true when at least one of them was taken.
+ */
 export async function settleOutgoing(
   step: Step,
   from: string,
   dimension: string,
   outcome: TransitionOn,
-): Promise<void> {
+): Promise<boolean> {
+  let any = false;
   for (const t of step.wf.outgoing.get(from) ?? []) {
     let taken = t.on === outcome;
     if (taken && t.when !== undefined) {
       taken = isTruthy(await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`));
     }
+    any ||= taken;
     await settle(step, t.to, dimension, taken);
   }
+  return any;
 }
 
 /** True when `from` has an outgoing transition for this outcome. */

@@ -12,7 +12,13 @@ import type { Instance } from '../durable/instance.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import type { Json, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
-import { logWarning } from '../worker/worker-options.js';
+import {
+  type BurySettings,
+  buryIn,
+  endDeadLetteredJob,
+  isOverdue,
+} from '../worker/dead-letters.js';
+import { logWarning, stderrLogger } from '../worker/worker-options.js';
 import type { WireTaskResult } from './agent-wire.js';
 import type { DeskSettings } from './desk-settings.js';
 import { RecentMap } from './recent-map.js';
@@ -60,11 +66,23 @@ export class TaskDesk {
 
   /** Claims the next task of a `task:<name>` stream, or null when there is none. */
   async claim(stream: string): Promise<TaskOffer | null> {
-    const { store, consumer, leaseMs, maxDeliveries } = this.settings;
+    const { store, consumer, leaseMs, durable, graph } = this.settings;
+    const bury: BurySettings = {
+      ...this.settings,
+      logger: this.settings.logger ?? stderrLogger,
+      onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, { graph, durable }, dead),
+    };
     const claimed = await store.transaction(async (tx) => {
-      const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs, maxDeliveries });
-      if (!message) return null;
-      return { message, hash: await this.started(tx, message) };
+      for (;;) {
+        const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs });
+        if (!message) return null;
+        // Handed out maxDeliveries times already: dead-lettered, and its job ends FAILURE.
+        if (isOverdue(bury, message)) {
+          await buryIn(tx, bury, message);
+          continue;
+        }
+        return { message, hash: await this.started(tx, message) };
+      }
     });
     if (!claimed) return null;
     const task = claimed.message.payload as unknown as TaskMessage;

@@ -156,6 +156,8 @@ export interface StreamMessage {
   leaseUntil: number | null;
   createdAt: number;
   availableAt: number;
+  /** The error it was last given back with ({@link StoreTx.release}), if any. */
+  lastError?: ErrorRecord | null;
 }
 
 /** Options for claiming messages. */
@@ -181,6 +183,8 @@ export interface DeadLetter {
   job: string | null;
   deliveries: number;
   reason: string;
+  /** The error the message was last given back with, when one was recorded. */
+  lastError: ErrorRecord | null;
   createdAt: number;
   deadAt: number;
 }

@@ -17,6 +17,7 @@ import type {
   CounterRef,
   DeadLetter,
   DefinitionRecord,
+  ErrorRecord,
   FiredTimer,
   JobFilter,
   JobPatch,
@@ -128,8 +129,29 @@ export interface StoreTx {
   ackMany(stream: string, ids: string[], consumer: string): Promise<string[]>;
   /** Extends the leases `consumer` holds on these messages; returns the ids it still held. */
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]>;
-  /** Gives a held message back (CLAIMED→UNCLAIMED), claimable again after `delayMs`. */
-  release(stream: string, id: string, consumer: string, delayMs?: number): Promise<boolean>;
+  /**
+   * Gives a held message back (CLAIMED→UNCLAIMED), claimable again after `delayMs`. A
+   * `lastError` is kept with the message (its `lastError`, and its dead letter's).
+   */
+  release(
+    stream: string,
+    id: string,
+    consumer: string,
+    delayMs?: number,
+    lastError?: ErrorRecord,
+  ): Promise<boolean>;
+  /**
+   * Moves a message `consumer` holds to the dead letters now, with `reason` (and
+   * `lastError`, else the one it was last released with); returns the dead letter, or
+   * undefined when `consumer` no longer holds it.
+   */
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ): Promise<DeadLetter | undefined>;
   /** Deletes messages whoever holds them (an operator's tool). */
   remove(stream: string, ids: string[]): Promise<number>;
   /**
@@ -146,6 +168,8 @@ export interface StoreTx {
   peek(stream: string, limit?: number): Promise<StreamMessage[]>;
   /** The dead-letter stream, optionally only what came from `stream`. */
   listDeadLetters(stream?: string, limit?: number): Promise<DeadLetter[]>;
+  /** One dead letter, by id. */
+  getDeadLetter(id: string): Promise<DeadLetter | undefined>;
   /** Moves a dead letter back to its stream with its delivery count reset. */
   requeueDeadLetter(id: string): Promise<string | undefined>;
 

@@ -5,10 +5,14 @@
  * before the commit leaves the messages as they were. When that transaction fails, the
  * slow path claims again with a lease and runs one transaction per message, so one bad
  * message can't hold the others back. A message that keeps failing is released with a
- * growing delay and, after `maxDeliveries`, moved to the dead-letter stream by the store.
+ * growing delay and its error; its `maxDeliveries`-th failure (or a claim past
+ * `maxDeliveries`, when its holders kept dying) moves it to the dead letters and ends its
+ * job in FAILURE, in one transaction (see dead-letters.ts).
  */
 import { LeaseLostError, toErrorRecord } from '../core/errors.js';
+import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { bury, buryIn, type DeadLetterHandler, isOverdue } from './dead-letters.js';
 import type { WorkerLogger } from './worker-options.js';
 
 /** Runs one message inside a transaction. */
@@ -29,6 +33,8 @@ export interface ProcessorSettings {
   maxDeliveries: number;
   logger: WorkerLogger;
   onCommit?: ((jobs: readonly string[]) => void) | undefined;
+  /** Ends the job of a message moved to the dead letters, in the same transaction. */
+  onDeadLetter?: DeadLetterHandler | undefined;
 }
 
 async function runOne(
@@ -71,20 +77,27 @@ export async function processBatch(
   batchHandler?: BatchHandler,
 ): Promise<number> {
   const { store } = settings;
+  // Past maxDeliveries a message is dead-lettered here, not by the claim, so its job ends too.
   const claimOptions = {
     consumer: settings.consumer,
     max: settings.batchSize,
     leaseMs: settings.leaseMs,
-    maxDeliveries: settings.maxDeliveries,
   };
   let messages: StreamMessage[] = [];
+  let buried: StreamMessage[] = [];
   const sessions: FollowUpSession[] = [];
   try {
     await store.transaction(async (tx) => {
       messages = await tx.claim(stream, claimOptions);
+      buried = [];
       if (messages.length === 0) return;
       // Lock jobs in one order so concurrent batches can't deadlock.
       messages.sort(byJob);
+      const overdue = messages.filter((m) => isOverdue(settings, m));
+      for (const m of overdue) await buryIn(tx, settings, m);
+      buried = overdue;
+      messages = messages.filter((m) => !isOverdue(settings, m));
+      if (messages.length === 0) return;
       const session = followUp?.(tx);
       if (session) sessions.push(session);
       const on = session?.tx ?? tx;
@@ -103,15 +116,16 @@ export async function processBatch(
   } catch (error) {
     for (const s of sessions) s.rolledBack();
     // Nothing claimed: the claim itself failed, and the caller's loop reports it.
-    if (messages.length === 0) throw error;
+    if (messages.length === 0 && buried.length === 0) throw error;
     return runOneByOne(settings, stream, handler);
   }
   // A backend that re-ran the callback leaves earlier attempts' claims rolled back.
   for (const s of sessions.slice(0, -1)) s.rolledBack();
-  if (messages.length === 0) return 0;
-  committed(settings, messages);
+  const claimed = messages.length + buried.length;
+  if (claimed === 0) return 0;
+  committed(settings, [...buried, ...messages]);
   sessions.at(-1)?.committed();
-  return messages.length;
+  return claimed;
 }
 
 /** The slow path: claims with a lease, then one transaction per message. */
@@ -125,10 +139,13 @@ async function runOneByOne(
     consumer: settings.consumer,
     max: settings.batchSize,
     leaseMs: settings.leaseMs,
-    maxDeliveries: settings.maxDeliveries,
   });
   messages.sort(byJob);
   for (const message of messages) {
+    if (isOverdue(settings, message)) {
+      await bury(settings, message);
+      continue;
+    }
     try {
       await store.transaction((tx) => runOne(tx, settings, message, handler));
       committed(settings, [message]);
@@ -148,13 +165,18 @@ function committed(settings: ProcessorSettings, messages: readonly StreamMessage
 
 async function giveBack(settings: ProcessorSettings, message: StreamMessage, error: unknown) {
   if (error instanceof LeaseLostError) return;
+  const record = toErrorRecord(error) as ErrorRecord;
   settings.logger.error(
     `message ${message.id} on ${message.stream} failed (delivery ${message.deliveries})`,
-    toErrorRecord(error),
+    record,
   );
+  if (message.deliveries >= settings.maxDeliveries) {
+    await bury(settings, message, record);
+    return;
+  }
   const delay = Math.min(30_000, 100 * 2 ** Math.min(message.deliveries, 10));
   try {
-    await settings.store.release(message.stream, message.id, settings.consumer, delay);
+    await settings.store.release(message.stream, message.id, settings.consumer, delay, record);
   } catch (releaseError) {
     settings.logger.error('could not release a failed message', toErrorRecord(releaseError));
   }

@@ -16,6 +16,7 @@ import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
+import { bury, isOverdue } from './dead-letters.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { idempotencyKey, type TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
@@ -182,12 +183,14 @@ export class TaskRunner {
       const room = this.concurrency - this.running.size - this.reserved;
       if (room <= 0) break;
       const stream = this.streams[this.next++ % this.streams.length] as string;
-      const messages = await this.settings.store.claim(stream, {
+      // Past maxDeliveries a task message is dead-lettered here, so its job ends too.
+      const claimed = await this.settings.store.claim(stream, {
         consumer: this.settings.consumer,
         max: room,
         leaseMs: this.settings.leaseMs,
-        maxDeliveries: this.settings.maxDeliveries,
       });
+      for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
+      const messages = claimed.filter((m) => !isOverdue(this.settings, m));
       if (this.onStarted && messages.length > 0) await this.onStarted(messages);
       for (const message of messages) {
         const controller = new AbortController();
@@ -375,7 +378,7 @@ export class TaskRunner {
     } catch (error) {
       claimed?.rolledBack();
       if (batch.length === 1) {
-        this.report(batch[0] as Completion, error);
+        await this.report(batch[0] as Completion, error);
         return undefined;
       }
     }
@@ -384,18 +387,34 @@ export class TaskRunner {
         await store.transaction((tx) => one(tx, c));
         this.settings.onCommit?.([c.response.job]);
       } catch (error) {
-        this.report(c, error);
+        await this.report(c, error);
       }
     }
     return undefined;
   }
 
-  private report(c: Completion, error: unknown): void {
+  /**
+   * A result that could not be recorded: its message is given back with the error, to be
+   * delivered again after a delay — or, at its `maxDeliveries`-th delivery, dead-lettered
+   * and its job ended.
+   */
+  private async report(c: Completion, error: unknown): Promise<void> {
     if (error instanceof LeaseLostError) return;
+    const record = toErrorRecord(error) as ErrorRecord;
+    const { message } = c;
+    const last = message.deliveries >= this.settings.maxDeliveries;
     this.settings.logger.error(
-      `could not record the result of task message ${c.message.id}; it will be delivered again`,
-      toErrorRecord(error) as ErrorRecord,
+      `could not record the result of task message ${message.id}; ${last ? 'it is dead-lettered' : 'it will be delivered again'}`,
+      record,
     );
+    if (last) {
+      await bury(this.settings, message, record);
+      return;
+    }
+    const delay = Math.min(30_000, 100 * 2 ** Math.min(message.deliveries, 10));
+    await this.settings.store
+      .release(message.stream, message.id, this.settings.consumer, delay, record)
+      .catch(() => {});
   }
 
   private finish(id: string): void {

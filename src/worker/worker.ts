@@ -20,6 +20,7 @@ import { GraphEngine } from '../engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import {
   type BatchHandler,
@@ -85,6 +86,9 @@ export class Worker {
       maxDeliveries: options.maxDeliveries ?? 10,
       logger,
       onCommit: options.onCommit,
+      // A dead-lettered message ends its job in FAILURE, in the same transaction.
+      onDeadLetter: (tx, dead) =>
+        endDeadLetteredJob(tx, { graph: this.graph, durable: this.durable }, dead),
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;

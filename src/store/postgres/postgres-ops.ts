@@ -12,6 +12,7 @@ import type {
   CounterAdd,
   CounterRef,
   DefinitionRecord,
+  ErrorRecord,
   JobFilter,
   JobPatch,
   Json,
@@ -122,8 +123,19 @@ export class PostgresStoreTx implements StoreTx {
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(ONE, (db) => streams.extendLease(db, stream, ids, consumer, leaseMs));
   }
-  release(stream: string, id: string, consumer: string, delayMs?: number) {
-    return this.invoke(ONE, (db) => streams.release(db, stream, id, consumer, delayMs));
+  release(stream: string, id: string, consumer: string, delayMs?: number, lastError?: ErrorRecord) {
+    return this.invoke(ONE, (db) => streams.release(db, stream, id, consumer, delayMs, lastError));
+  }
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ) {
+    return this.invoke(ONE, (db) =>
+      deadLetters.deadLetter(db, stream, id, consumer, reason, lastError),
+    );
   }
   remove(stream: string, ids: string[]) {
     return this.invoke(ONE, (db) => streams.remove(db, stream, ids));
@@ -139,6 +151,9 @@ export class PostgresStoreTx implements StoreTx {
   }
   listDeadLetters(stream?: string, limit?: number) {
     return this.invoke(ONE, (db) => deadLetters.listDeadLetters(db, stream, limit));
+  }
+  getDeadLetter(id: string) {
+    return this.invoke(ONE, (db) => deadLetters.getDeadLetter(db, id));
   }
   requeueDeadLetter(id: string) {
     return this.invoke(ONE, (db) => deadLetters.requeueDeadLetter(db, id));

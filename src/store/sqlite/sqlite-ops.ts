@@ -11,6 +11,7 @@ import type {
   CounterAdd,
   CounterRef,
   DefinitionRecord,
+  ErrorRecord,
   JobFilter,
   JobPatch,
   Json,
@@ -164,8 +165,19 @@ export class BoundStoreTx implements StoreTx {
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));
   }
-  release(stream: string, id: string, consumer: string, delayMs?: number) {
-    return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs));
+  release(stream: string, id: string, consumer: string, delayMs?: number, lastError?: ErrorRecord) {
+    return this.invoke(W, () => this.ops.streams.release(stream, id, consumer, delayMs, lastError));
+  }
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ) {
+    return this.invoke(W, () =>
+      this.ops.streams.deadLetter(stream, id, consumer, reason, lastError),
+    );
   }
   remove(stream: string, ids: string[]) {
     return this.invoke(W, () => this.ops.streams.remove(stream, ids));
@@ -181,6 +193,9 @@ export class BoundStoreTx implements StoreTx {
   }
   listDeadLetters(stream?: string, limit?: number) {
     return this.invoke(R, () => this.ops.streams.listDeadLetters(stream, limit));
+  }
+  getDeadLetter(id: string) {
+    return this.invoke(R, () => this.ops.streams.getDeadLetter(id));
   }
   requeueDeadLetter(id: string) {
     return this.invoke(W, () => this.ops.streams.requeueDeadLetter(id));

@@ -203,6 +203,48 @@ describe('dead letters', () => {
     expect(await store.requeueDeadLetter(dead[0]?.id as string)).toBeUndefined();
   });
 
+  it('keeps the error a message was released with, and carries it to its dead letter', async () => {
+    const [id] = (await appendN(1)) as [string];
+    const claim = () => store.claim('s', { consumer: 'c', leaseMs: 100, maxDeliveries: 2 });
+    const [first] = await claim();
+    expect(first?.lastError ?? null).toBeNull();
+    const boom = { name: 'TypeError', message: 'boom', code: 'X' };
+    expect(await store.release('s', id, 'c', 0, boom)).toBe(true);
+    const [second] = await claim();
+    expect(second).toMatchObject({ id, deliveries: 2, lastError: boom });
+    // A release without an error keeps the one recorded before.
+    expect(await store.release('s', id, 'c')).toBe(true);
+    expect(await claim()).toEqual([]);
+    const [dead] = await store.listDeadLetters('s');
+    expect(dead).toMatchObject({ id, deliveries: 2, lastError: boom });
+    expect(await store.getDeadLetter(id)).toEqual(dead);
+    expect(await store.getDeadLetter('999999')).toBeUndefined();
+    expect(await store.getDeadLetter('bogus')).toBeUndefined();
+  });
+
+  it('deadLetter moves a held message aside at once, only for its holder', async () => {
+    const [id, other] = (await appendN(2)) as [string, string];
+    await store.claim('s', { consumer: 'c', leaseMs: 1000, max: 2 });
+    await store.release('s', other, 'c', 0, { name: 'Error', message: 'nope' });
+    expect(await store.deadLetter('s', id, 'someone-else', 'why')).toBeUndefined();
+    expect(await store.deadLetter('s', other, 'c', 'why')).toBeUndefined();
+    const dead = await store.transaction((tx) =>
+      tx.deadLetter('s', id, 'c', 'delivered 1 times; maxDeliveries is 1'),
+    );
+    expect(dead).toMatchObject({
+      id,
+      stream: 's',
+      job: 'j',
+      payload: { n: 0 },
+      deliveries: 1,
+      reason: 'delivered 1 times; maxDeliveries is 1',
+      lastError: null,
+      deadAt: clock.now(),
+    });
+    expect((await store.peek('s')).map((m) => m.id)).toEqual([other]);
+    expect(await store.listDeadLetters()).toEqual([dead]);
+  });
+
   it('a held message is not dead-lettered while its lease runs', async () => {
     await appendN(1);
     await store.claim('s', { consumer: 'c', leaseMs: 1000 });

@@ -5,6 +5,7 @@
  */
 import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
+import { messageErrors } from './0003-message-errors.js';
 
 /** One numbered schema change. */
 export interface PostgresMigration {
@@ -17,4 +18,8 @@ export interface PostgresMigration {
 }
 
 /** Every PostgreSQL migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [initial, activityTimes];
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  initial,
+  activityTimes,
+  messageErrors,
+];

@@ -4,7 +4,7 @@
  * the dead letter is deleted and appended to its stream as a new message with its
  * delivery count reset, sending the stream's notice.
  */
-import type { DeadLetter, Json } from '../../records.js';
+import type { DeadLetter, ErrorRecord, Json } from '../../records.js';
 import { type Db, sql, toRowId } from './context.js';
 
 interface DeadLetterRow {
@@ -14,6 +14,7 @@ interface DeadLetterRow {
   payload: Json;
   deliveries: number;
   reason: string;
+  last_error: ErrorRecord | null;
   created_at: number;
   dead_at: number;
 }
@@ -26,20 +27,35 @@ function toDeadLetter(row: DeadLetterRow): DeadLetter {
     job: row.job,
     deliveries: row.deliveries,
     reason: row.reason,
+    lastError: row.last_error,
     createdAt: row.created_at,
     deadAt: row.dead_at,
   };
 }
 
+const DEAD_COLUMNS =
+  'id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at';
 const DEAD_ONE = sql(
   'dead_list',
-  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
-   FROM weft_dead_letters WHERE stream = $1 ORDER BY id LIMIT $2`,
+  `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters WHERE stream = $1 ORDER BY id LIMIT $2`,
 );
 const DEAD_ALL = sql(
   'dead_list_all',
-  `SELECT id, stream, job, payload, deliveries, reason, created_at, dead_at
-   FROM weft_dead_letters ORDER BY id LIMIT $1`,
+  `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters ORDER BY id LIMIT $1`,
+);
+const DEAD_GET = sql('dead_get', `SELECT ${DEAD_COLUMNS} FROM weft_dead_letters WHERE id = $1`);
+// $1 id, $2 stream, $3 consumer, $4 reason, $5 now, $6 last error (null: keep the message's).
+const DEAD_HELD = sql(
+  'dead_held',
+  `WITH m AS (
+     DELETE FROM weft_messages WHERE id = $1 AND stream = $2 AND consumer = $3
+     RETURNING id, stream, job, payload, deliveries, last_error, created_at
+   )
+   INSERT INTO weft_dead_letters
+     (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
+   SELECT id, stream, job, payload, deliveries, $4, COALESCE($6::json, last_error), created_at, $5
+   FROM m
+   RETURNING ${DEAD_COLUMNS}`,
 );
 const REQUEUE = sql(
   'dead_requeue',
@@ -58,6 +74,36 @@ export const deadLetters = {
         ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, Math.floor(limit))])
         : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, Math.floor(limit))]);
     return rows.map(toDeadLetter);
+  },
+
+  /** One dead letter, by id. */
+  async getDeadLetter(db: Db, id: string): Promise<DeadLetter | undefined> {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const [row] = await db.rows<DeadLetterRow>(DEAD_GET, [rowId]);
+    return row ? toDeadLetter(row) : undefined;
+  },
+
+  /** Moves a message `consumer` holds to the dead letters now; undefined when it no longer holds it. */
+  async deadLetter(
+    db: Db,
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ): Promise<DeadLetter | undefined> {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const [row] = await db.rows<DeadLetterRow>(DEAD_HELD, [
+      rowId,
+      stream,
+      consumer,
+      reason,
+      db.clock.now(),
+      lastError === undefined ? null : JSON.stringify(lastError),
+    ]);
+    return row ? toDeadLetter(row) : undefined;
   },
 
   /** Moves a dead letter back to its stream as a new message; returns its new id. */

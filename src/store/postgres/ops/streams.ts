@@ -9,7 +9,7 @@
  * Appends send `s:<stream>` on channel `weft` from the same statement, so listeners in
  * other processes hear of them only after the commit.
  */
-import type { Json, NewMessage, StreamMessage } from '../../records.js';
+import type { ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
 import { type Db, ms, sql, toJson, toRowId } from './context.js';
 
 interface MessageRow {
@@ -22,6 +22,7 @@ interface MessageRow {
   lease_until: number | null;
   available_at: number;
   created_at: number;
+  last_error: ErrorRecord | null;
 }
 
 function toMessage(row: MessageRow): StreamMessage {
@@ -35,6 +36,7 @@ function toMessage(row: MessageRow): StreamMessage {
     leaseUntil: row.lease_until,
     createdAt: row.created_at,
     availableAt: row.available_at,
+    lastError: row.last_error,
   };
 }
 
@@ -42,9 +44,9 @@ function toMessage(row: MessageRow): StreamMessage {
 const NEVER = 2_147_483_647;
 
 const COLUMNS =
-  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at';
+  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at, last_error';
 const M_COLUMNS =
-  'm.id, m.stream, m.job, m.payload, m.deliveries, m.consumer, m.lease_until, m.available_at, m.created_at';
+  'm.id, m.stream, m.job, m.payload, m.deliveries, m.consumer, m.lease_until, m.available_at, m.created_at, m.last_error';
 const DEAD_REASON = `'delivered ' || deliveries || ' times; maxDeliveries is ' || $MAX::int`;
 
 const APPEND_ONE = sql(
@@ -94,8 +96,9 @@ const CLAIM = sql(
      WHERE m.id = p.id AND p.deliveries > 0 AND p.deliveries >= $5
      RETURNING ${M_COLUMNS}
    ), buried AS (
-     INSERT INTO weft_dead_letters (id, stream, job, payload, deliveries, reason, created_at, dead_at)
-     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$5')}, created_at, $2
+     INSERT INTO weft_dead_letters
+       (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
+     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$5')}, last_error, created_at, $2
      FROM dead RETURNING 1
    ), claimed AS (
      UPDATE weft_messages m
@@ -123,7 +126,8 @@ const EXTEND = sql(
 );
 const RELEASE = sql(
   'message_release',
-  `UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = $1
+  `UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = $1,
+     last_error = COALESCE($5::json, last_error)
    WHERE id = $2 AND stream = $3 AND consumer = $4
    RETURNING pg_notify('weft', 's:' || stream) IS NULL AS notified`,
 );
@@ -139,8 +143,9 @@ const RECLAIM = sql(
      WHERE stream = $1 AND deliveries > 0 AND deliveries >= $3 AND available_at <= $2
      RETURNING ${COLUMNS}
    ), buried AS (
-     INSERT INTO weft_dead_letters (id, stream, job, payload, deliveries, reason, created_at, dead_at)
-     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$3')}, created_at, $2
+     INSERT INTO weft_dead_letters
+       (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
+     SELECT id, stream, job, payload, deliveries, ${DEAD_REASON.replace('$MAX', '$3')}, last_error, created_at, $2
      FROM dead RETURNING 1
    ), freed AS (
      UPDATE weft_messages SET consumer = NULL, lease_until = NULL
@@ -287,11 +292,13 @@ export const streams = {
     id: string,
     consumer: string,
     delayMs = 0,
+    lastError?: ErrorRecord,
   ): Promise<boolean> {
     const rowId = toRowId(id);
     if (rowId === undefined) return false;
     const at = ms(db.clock.now() + Math.max(0, delayMs));
-    const released = (await db.count(RELEASE, [at, rowId, stream, consumer])) === 1;
+    const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
+    const released = (await db.count(RELEASE, [at, rowId, stream, consumer, error])) === 1;
     if (released) db.notify(`stream:${stream}`);
     return released;
   },

@@ -5,6 +5,7 @@
  */
 import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
+import { messageErrors } from './0003-message-errors.js';
 
 /** One numbered schema change. */
 export interface Migration {
@@ -17,4 +18,4 @@ export interface Migration {
 }
 
 /** Every SQLite migration, oldest first. */
-export const SQLITE_MIGRATIONS: readonly Migration[] = [initial, activityTimes];
+export const SQLITE_MIGRATIONS: readonly Migration[] = [initial, activityTimes, messageErrors];

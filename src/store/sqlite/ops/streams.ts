@@ -4,7 +4,7 @@
  * whether the message was never claimed, released, or its lease ran out. A claim takes
  * the oldest claimable messages (by `available_at`, then id) in one UPDATE … RETURNING.
  */
-import type { DeadLetter, Json, NewMessage, StreamMessage } from '../../records.js';
+import type { DeadLetter, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 
 interface MessageRow {
@@ -17,6 +17,7 @@ interface MessageRow {
   lease_until: number | null;
   available_at: number;
   created_at: number;
+  last_error: string | null;
 }
 
 interface DeadLetterRow {
@@ -26,6 +27,7 @@ interface DeadLetterRow {
   payload: string;
   deliveries: number;
   reason: string;
+  last_error: string | null;
   created_at: number;
   dead_at: number;
 }
@@ -41,6 +43,7 @@ function toMessage(row: MessageRow): StreamMessage {
     leaseUntil: row.lease_until,
     createdAt: row.created_at,
     availableAt: row.available_at,
+    lastError: row.last_error === null ? null : (fromJson(row.last_error) as ErrorRecord),
   };
 }
 
@@ -52,6 +55,7 @@ function toDeadLetter(row: DeadLetterRow): DeadLetter {
     job: row.job,
     deliveries: row.deliveries,
     reason: row.reason,
+    lastError: row.last_error === null ? null : (fromJson(row.last_error) as ErrorRecord),
     createdAt: row.created_at,
     deadAt: row.dead_at,
   };
@@ -67,7 +71,7 @@ function rowIds(ids: string[]): string {
 }
 
 const COLUMNS =
-  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at';
+  'id, stream, job, payload, deliveries, consumer, lease_until, available_at, created_at, last_error';
 /** Claimable messages delivered `max` times or more (the partial index covers deliveries > 0). */
 const DUE_DEAD = `stream = @stream AND deliveries > 0 AND deliveries >= @max AND available_at <= @now`;
 
@@ -90,10 +94,15 @@ export class SqliteStreams {
           ORDER BY available_at, id LIMIT @max)
         RETURNING ${COLUMNS}`),
       buryDue: p(`INSERT INTO weft_dead_letters
-          (id, stream, job, payload, deliveries, reason, created_at, dead_at)
+          (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
         SELECT id, stream, job, payload, deliveries,
-          'delivered ' || deliveries || ' times; maxDeliveries is ' || @max, created_at, @now
+          'delivered ' || deliveries || ' times; maxDeliveries is ' || @max, last_error, created_at, @now
         FROM weft_messages WHERE ${DUE_DEAD}`),
+      buryHeld: p(`INSERT INTO weft_dead_letters
+          (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
+        SELECT id, stream, job, payload, deliveries, @reason, COALESCE(@error, last_error),
+          created_at, @now
+        FROM weft_messages WHERE id = @id AND stream = @stream AND consumer = @consumer`),
       deleteDue: p(`DELETE FROM weft_messages WHERE ${DUE_DEAD}`),
       reclaim: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL
         WHERE stream = ? AND deliveries > 0 AND consumer IS NOT NULL AND available_at <= ?`),
@@ -101,7 +110,8 @@ export class SqliteStreams {
       extend: p(`UPDATE weft_messages SET lease_until = @until, available_at = @until
         WHERE stream = @stream AND consumer = @consumer
           AND id IN (SELECT value FROM json_each(@ids)) RETURNING id`),
-      release: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = ?
+      release: p(`UPDATE weft_messages SET consumer = NULL, lease_until = NULL, available_at = ?,
+          last_error = COALESCE(?, last_error)
         WHERE id = ? AND stream = ? AND consumer = ?`),
       remove: p(
         'DELETE FROM weft_messages WHERE stream = ? AND id IN (SELECT value FROM json_each(?))',
@@ -203,12 +213,19 @@ export class SqliteStreams {
     return ids.filter((id) => held.has(id));
   }
 
-  /** Gives a held message back, claimable after `delayMs`. */
-  release(stream: string, id: string, consumer: string, delayMs = 0): boolean {
+  /** Gives a held message back, claimable after `delayMs`, keeping `lastError` with it. */
+  release(
+    stream: string,
+    id: string,
+    consumer: string,
+    delayMs = 0,
+    lastError?: ErrorRecord,
+  ): boolean {
     const rowId = toRowId(id);
     if (rowId === undefined) return false;
     const at = this.ctx.clock.now() + Math.max(0, delayMs);
-    const released = this.st('release').run(at, rowId, stream, consumer).changes === 1;
+    const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
+    const released = this.st('release').run(at, error, rowId, stream, consumer).changes === 1;
     if (released) this.ctx.notify(`stream:${stream}`);
     return released;
   }
@@ -248,6 +265,31 @@ export class SqliteStreams {
     const rows =
       stream === undefined ? this.st('deadAll').all(limit) : this.st('deadOne').all(stream, limit);
     return (rows as DeadLetterRow[]).map(toDeadLetter);
+  }
+
+  /** Moves a message `consumer` holds to the dead letters now; undefined when it no longer holds it. */
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ): DeadLetter | undefined {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
+    const params = { id: rowId, stream, consumer, reason, error, now: this.ctx.clock.now() };
+    if (this.st('buryHeld').run(params).changes !== 1) return undefined;
+    this.st('ack').run(rowId, stream, consumer);
+    return this.getDeadLetter(id);
+  }
+
+  /** One dead letter, by id. */
+  getDeadLetter(id: string): DeadLetter | undefined {
+    const rowId = toRowId(id);
+    if (rowId === undefined) return undefined;
+    const row = this.st('deadGet').get(rowId) as DeadLetterRow | undefined;
+    return row ? toDeadLetter(row) : undefined;
   }
 
   /** Moves a dead letter back to its stream as a new message; returns its new id. */

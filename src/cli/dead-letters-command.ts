@@ -1,0 +1,122 @@
+/**
+ * `weft dead-letters`: the messages that failed every delivery allowed, and requeueing
+ * one (which reopens the job it ended, so a worker finishes it).
+ *
+ *     weft dead-letters [list] [--stream engine] [--limit 100] [--json]
+ *     weft dead-letters requeue <id> [--json]
+ */
+import type { Command } from 'commander';
+import { Client } from '../client/client.js';
+import { toErrorRecord, WeftError } from '../core/errors.js';
+import { openStore } from '../store/open-store.js';
+import type { DeadLetter } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { positiveWholeNumber } from './numeric-option.js';
+import { type Output, printJson } from './print.js';
+
+interface Flags {
+  store?: string;
+  json?: boolean;
+  stream?: string;
+  limit?: number;
+}
+
+/** One line of the error a dead letter last failed with. */
+function lastError(dead: DeadLetter): string {
+  const e = dead.lastError;
+  return e ? (`${e.name}: ${e.message}`.split('\n')[0] ?? '') : '(none recorded)';
+}
+
+/** The dead letters as a table, oldest first. */
+export function formatDeadLetters(dead: readonly DeadLetter[]): string {
+  if (dead.length === 0) return 'no dead letters';
+  const rows = [
+    ['ID', 'STREAM', 'JOB', 'DELIVERIES', 'DEAD AT', 'LAST ERROR'],
+    ...dead.map((d) => [
+      d.id,
+      d.stream,
+      d.job ?? '-',
+      String(d.deliveries),
+      new Date(d.deadAt).toISOString(),
+      lastError(d),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+    )
+    .join('\n');
+}
+
+/** Adds `weft dead-letters [list|requeue <id>]` to the program; `setExit` receives its exit code. */
+export function registerDeadLettersCommand(
+  program: Command,
+  output: Output,
+  setExit: (code: number) => void,
+): void {
+  const withClient =
+    <A extends unknown[]>(action: (client: Client, flags: Flags, ...args: A) => Promise<void>) =>
+    async (...args: unknown[]) => {
+      const flags = (args[args.length - 1] as Command).opts() as Flags;
+      let store: Store | undefined;
+      try {
+        store = await openStore(flags.store ?? process.env.WEFT_STORE);
+        await action(new Client(store), flags, ...(args.slice(0, -2) as A));
+        setExit(0);
+      } catch (error) {
+        const record = error instanceof WeftError ? error.toJSON() : toErrorRecord(error);
+        if (flags.json) printJson(output, { error: record });
+        else output.err(`error: ${record.message}`);
+        setExit(1);
+      } finally {
+        await store?.close();
+      }
+    };
+  const storeOption = '--store <url>';
+  const storeHelp = 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)';
+
+  const deadLetters = program
+    .command('dead-letters')
+    .description('list the messages that failed every delivery allowed, or requeue one');
+  deadLetters
+    .command('list', { isDefault: true })
+    .description('list dead letters, oldest first (the default)')
+    .option(storeOption, storeHelp)
+    .option('--stream <name>', 'only those of this stream (engine, task:<name>, …)')
+    .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
+    .option('--json', 'print a JSON array of dead letters')
+    .action(
+      withClient(async (client, flags) => {
+        const dead = await client.deadLetters({
+          ...(flags.stream ? { stream: flags.stream } : {}),
+          ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+        });
+        if (flags.json) printJson(output, dead);
+        else output.out(formatDeadLetters(dead));
+      }),
+    );
+  deadLetters
+    .command('requeue <id>')
+    .description('put a dead letter back on its stream; the job it ended runs again')
+    .option(storeOption, storeHelp)
+    .option('--json', 'print the result as JSON')
+    .action(
+      withClient(async (client, flags, id: string) => {
+        const requeued = await client.requeueDeadLetter(id);
+        if (flags.json) {
+          printJson(output, requeued);
+          return;
+        }
+        const { deadLetter, messageId, reopened } = requeued;
+        const job = deadLetter.job
+          ? reopened
+            ? `; job ${deadLetter.job} is RUNNING again`
+            : `; job ${deadLetter.job} was not ended by it and is left as it is`
+          : '';
+        output.out(
+          `requeued dead letter ${id} as message ${messageId} on ${deadLetter.stream}${job}`,
+        );
+      }),
+    );
+}
