@@ -9,7 +9,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../core/errors.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
-import type { TaskHandlers } from '../worker/task-handler.js';
+import type { TaskContext, TaskHandlers } from '../worker/task-handler.js';
 
 /** What a worker module provides. */
 export interface WorkerModule {
@@ -164,7 +164,10 @@ export async function loadHandlers(path: string | undefined): Promise<TaskHandle
   return {
     ...module.handlers,
     ...Object.fromEntries(
-      module.tasks.map((t) => [t.name, (input: unknown) => t.run(input as never)]),
+      module.tasks.map((t) => [
+        t.name,
+        (input: unknown, context: TaskContext) => t.run(input as never, context),
+      ]),
     ),
   };
 }

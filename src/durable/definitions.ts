@@ -4,6 +4,7 @@
  * typed by `charge`'s function, and a parallel `execute([a, x], [b, y])` by the tuple.
  */
 import { ValidationError } from '../core/errors.js';
+import type { TaskContext } from '../engine/task-context.js';
 import { toJson } from './stable-json.js';
 import { Workflow } from './workflow.js';
 
@@ -13,22 +14,27 @@ export interface TaskOptions {
   timeoutMs?: number;
 }
 
-/** A named async function a worker runs. `I` is its input, `O` its (JSON) output. */
+/**
+ * A named async function a worker runs. `I` is its input, `O` its (JSON) output. The
+ * worker passes the {@link TaskContext} (idempotency key, attempt, abort signal) as the
+ * second argument.
+ */
 export interface TaskDefinition<I = unknown, O = unknown> {
   readonly kind: 'task';
   readonly name: string;
-  readonly run: (input: I) => Promise<O>;
+  readonly run: (input: I, context?: TaskContext) => Promise<O>;
   readonly timeoutMs?: number;
 }
 
 /** Defines a task. Its input and output must be plain JSON. */
 export function defineTask<I = undefined, O = unknown>(
   name: string,
-  run: (input: I) => O,
+  run: (input: I, context: TaskContext) => O,
   options: TaskOptions = {},
 ): TaskDefinition<I, Awaited<O>> {
   if (!name) throw new ValidationError('a task needs a name', 'defineTask');
-  const wrapped = async (input: I): Promise<Awaited<O>> => await run(input);
+  const wrapped = async (input: I, context?: TaskContext): Promise<Awaited<O>> =>
+    await run(input, context as TaskContext);
   return {
     kind: 'task',
     name,

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { InvalidStateError, LeaseLostError, NotFoundError } from '../core/errors.js';
 import type { Instance } from '../durable/instance.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
+import { idempotencyKey } from '../engine/task-context.js';
 import type { Json, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import {
@@ -33,9 +34,14 @@ export interface TaskOffer {
   input: Json;
   /** The work's hash (code-first: the one in the instance's `statuses`). */
   hash: string;
-  /** (weft) the job the task belongs to, and which attempt this is. */
+  /** (weft) the job the task belongs to, and which attempt this is (1 for the first). */
   job: string;
   attempt: number;
+  /**
+   * (weft) `<job>:<activity>:<dimension>`: the same on every attempt of the activity
+   * (unlike `uuid`, which names one hand-out); key side effects with it.
+   */
+  idempotencyKey: string;
   /** (weft) a graph task's per-attempt timeout, when it has one. */
   timeoutMs?: number;
 }
@@ -98,6 +104,7 @@ export class TaskDesk {
       hash: claimed.hash,
       job: task.job,
       attempt: task.attempt,
+      idempotencyKey: idempotencyKey(task),
       ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
     };
   }

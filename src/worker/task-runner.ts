@@ -14,11 +14,12 @@ import type { Clock } from '../core/clock.js';
 import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../core/errors.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
+import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import { bury, isOverdue } from './dead-letters.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
-import { idempotencyKey, type TaskHandlers } from './task-handler.js';
+import type { TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
 /** Runs the engine's Leg2 for a response. */
@@ -253,7 +254,7 @@ export class TaskRunner {
       const output = await Promise.race([
         Promise.resolve(
           handler(task.input, {
-            idempotencyKey: idempotencyKey(task.job, task.a, task.d),
+            idempotencyKey: idempotencyKey(task),
             job: task.job,
             activity: task.a,
             dimension: task.d,

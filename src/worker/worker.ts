@@ -123,7 +123,10 @@ export class Worker {
       {
         ...options.handlers,
         ...Object.fromEntries(
-          (options.tasks ?? []).map((t) => [t.name, (input: unknown) => t.run(input as never)]),
+          (options.tasks ?? []).map((t) => [
+            t.name,
+            (input: unknown, context) => t.run(input as never, context),
+          ]),
         ),
       },
       async (tx, responses) => {

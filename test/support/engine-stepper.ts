@@ -15,9 +15,10 @@ import {
   taskStream,
 } from '../../src/engine/messages.js';
 import { COLLATION_FIELD } from '../../src/engine/step.js';
+import { idempotencyKey } from '../../src/engine/task-context.js';
 import type { ErrorRecord, Json } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
-import { idempotencyKey, type TaskHandlers } from '../../src/worker/task-handler.js';
+import type { TaskHandlers } from '../../src/worker/task-handler.js';
 
 const CONSUMER = 'stepper';
 
@@ -32,7 +33,7 @@ export async function runHandler(
     const handler = handlers[task.task];
     if (!handler) throw new Error(`no handler for ${task.task}`);
     const output = await handler(task.input, {
-      idempotencyKey: idempotencyKey(task.job, task.a, task.d),
+      idempotencyKey: idempotencyKey(task),
       job: task.job,
       activity: task.a,
       dimension: task.d,
