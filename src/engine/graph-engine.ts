@@ -1,7 +1,8 @@
 /**
- * The graph interpreter. It is stateless: every call takes a store transaction and one
- * message, locks the job, runs one step, and leaves everything it decided in that
- * transaction. Any process can run any step of any job.
+ * The graph interpreter. It is stateless: every call takes a store transaction and a
+ * batch of messages (one message is a batch of one), locks their jobs, plans every step
+ * over the jobs' state, and applies what it decided in that transaction as one unit of
+ * work. Any process can run any step of any job.
  */
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
@@ -83,7 +84,8 @@ export class GraphEngine {
 
   /** Runs one engine-stream message. */
   async handle(tx: StoreTx, message: EngineMessage): Promise<StepResult> {
-    return this.run(tx, message.job, message.d, { left: this.inlineSteps }, this.bodyOf(message));
+    const [result] = await this.handleBatch(tx, [message]);
+    return result as StepResult;
   }
 
   /**
@@ -140,24 +142,8 @@ export class GraphEngine {
 
   /** Runs one task response (Leg2 of a task). */
   async respond(tx: StoreTx, response: TaskResponse): Promise<StepResult> {
-    return this.run(tx, response.job, response.d, { left: this.inlineSteps }, (step) =>
-      respondTask(step, response),
-    );
-  }
-
-  private async run(
-    tx: StoreTx,
-    jobId: string,
-    dimension: string,
-    budget: InlineBudget,
-    body: (step: Step) => Promise<boolean>,
-  ): Promise<StepResult> {
-    const job = await tx.lockJob(jobId);
-    if (job?.state !== 'RUNNING' || job.model !== 'graph') return { status: 'dropped' };
-    const state = new JobState(tx, job);
-    const result = await this.advance(tx, state, dimension, budget, body);
-    await applyUnit(tx, state.unit());
-    return result;
+    const [result] = await this.respondBatch(tx, [response]);
+    return result as StepResult;
   }
 
   private async runBatch(tx: StoreTx, works: BatchWork[]): Promise<StepResult[]> {

@@ -40,25 +40,14 @@ async function recordStep(tx: StoreTx, job: string, result: StepResult): Promise
  * number for this worker process.
  */
 export function tapGraphEngine(engine: GraphEngine, worker: number): void {
-  const handle = engine.handle.bind(engine);
-  const respond = engine.respond.bind(engine);
-  engine.handle = async (tx: StoreTx, message: EngineMessage) => {
-    const result = await handle(tx, message);
-    await recordStep(tx, message.job, result);
-    return result;
-  };
   const responded = async (tx: StoreTx, response: TaskResponse, result: StepResult) => {
     const key = taskKey(response.job, response.a, response.d, response.attempt);
     await bump(tx, `commit:${key}`);
     await bump(tx, `commit-by:${key}`, BigInt(worker));
     await recordStep(tx, response.job, result);
   };
-  engine.respond = async (tx: StoreTx, response: TaskResponse) => {
-    const result = await respond(tx, response);
-    await responded(tx, response, result);
-    return result;
-  };
-  // The batch forms: one result per message or response, in order.
+  // Every step goes through the batch forms (`handle` and `respond` are batches of one):
+  // one result per message or response, in order.
   const handleBatch = engine.handleBatch.bind(engine);
   const respondBatch = engine.respondBatch.bind(engine);
   engine.handleBatch = async (tx: StoreTx, messages: readonly EngineMessage[]) => {
