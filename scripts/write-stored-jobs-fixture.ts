@@ -26,8 +26,8 @@ import { Client } from '../src/client/client.js';
 import { SimulatedClock } from '../src/core/clock.js';
 import { isFinalFlowState } from '../src/core/states.js';
 import type { Instance } from '../src/durable/instance.js';
-import type { Json } from '../src/store/records.js';
 import { openStore } from '../src/store/open-store.js';
+import type { Json } from '../src/store/records.js';
 import type { Store } from '../src/store/store.js';
 import { Worker } from '../src/worker/worker.js';
 import {
@@ -113,7 +113,9 @@ async function killWorkerHoldingTasks(url: string): Promise<void> {
   await waitFor(
     () => {
       if (ended) throw new Error('the dying worker ended before it held its tasks');
-      return ['fx-charge', 'fx-settle'].every((t) => lines.some((l) => l.startsWith(`started ${t} `)));
+      return ['fx-charge', 'fx-settle'].every((t) =>
+        lines.some((l) => l.startsWith(`started ${t} `)),
+      );
     },
     'the dying worker to start fx-charge and fx-settle',
     { timeoutMs: 60_000, intervalMs: 10 },
@@ -204,7 +206,9 @@ async function writeJobs(url: string): Promise<void> {
 
 function keep(path: string, overwrite: boolean): void {
   if (existsSync(path) && !overwrite) {
-    throw new Error(`${path} exists: the fixture is the old format and is never regenerated (--overwrite to replace it anyway)`);
+    throw new Error(
+      `${path} exists: the fixture is the old format and is never regenerated (--overwrite to replace it anyway)`,
+    );
   }
 }
 

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { SimulatedClock } from '../../../src/core/clock.js';
-import type { JobRecord } from '../../../src/store/records.js';
 import { openStore } from '../../../src/store/open-store.js';
+import type { JobRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import {
@@ -28,8 +28,8 @@ import {
   GRAPH_SLEEP_MS,
   graphHandlers,
 } from '../../fixtures/stored-jobs/workflows.js';
-import { copyStoredFixture } from '../../support/stored-fixture.js';
 import { skipBackend, type TestStoreLocation } from '../../support/store-under-test.js';
+import { copyStoredFixture } from '../../support/stored-fixture.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/stored-jobs');
@@ -85,7 +85,7 @@ async function stateOf(id: string): Promise<string | undefined> {
 }
 
 describe.skipIf(skipBackend)(`stored jobs of schema version ${FIXTURE_SCHEMA_VERSION}`, () => {
-  it('open with today’s weft, which migrates them from that version; every job reads back', async () => {
+  it('open with the current weft, which migrates them from that version; every job reads back', async () => {
     expect(store.migration.from).toBe(FIXTURE_SCHEMA_VERSION);
     expect(store.migration.to).toBeGreaterThanOrEqual(FIXTURE_SCHEMA_VERSION);
     expect(store.migration.applied).toHaveLength(store.migration.to - FIXTURE_SCHEMA_VERSION);
@@ -135,10 +135,7 @@ describe.skipIf(skipBackend)(`stored jobs of schema version ${FIXTURE_SCHEMA_VER
   it('run to their end with the same code; finished jobs stay as they were', async () => {
     const before = await Promise.all(FINISHED.map(snapshot));
     // The worker that died still holds its two tasks, their leases running.
-    const held = [
-      ...(await store.peek('task:fx-charge')),
-      ...(await store.peek('task:fx-settle')),
-    ];
+    const held = [...(await store.peek('task:fx-charge')), ...(await store.peek('task:fx-settle'))];
     expect(held.map((m) => [m.job, m.leaseUntil])).toEqual([
       ['graph-lease', FIXTURE_NOW + DEAD_LEASE_MS],
       ['durable-inflight', FIXTURE_NOW + DEAD_LEASE_MS],
