@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
-import { cycleBody } from '../../../src/graph/analysis.js';
+import { reentered } from '../../../src/graph/analysis.js';
 import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
 import type { CompiledWorkflow } from '../../../src/graph/compiled-workflow.js';
 import type { Store } from '../../../src/store/store.js';
@@ -45,7 +45,7 @@ const FINISHED = new Set(['6', '7', '4', '3']);
 
 /** The key the graph analysis says a re-entry of `cycle` leaves, from the key before it. */
 function predictedAfterReentry(wf: CompiledWorkflow, cycle: string, before: string): string {
-  const reset = new Set(cycleBody(wf, cycle));
+  const reset = new Set(reentered(wf, cycle));
   const digits = [...before];
   wf.order.forEach((id, position) => {
     if (reset.has(id) && FINISHED.has(digits[position] as string)) digits[position] = '9';
