@@ -214,9 +214,9 @@ export const streams = {
     return messages.map((m) => (m.claim ? claimedIds[c++] : freeIds[f++]) as string);
   },
 
-  /** Appends one message with a payload already built (timers and signals use it). */
-  async appendOne(db: Db, message: NewMessage, payload: Json = message.payload): Promise<string> {
-    const [id] = await streams.append(db, [{ ...message, payload }]);
+  /** Appends one message (signals use it). */
+  async appendOne(db: Db, message: NewMessage): Promise<string> {
+    const [id] = await streams.append(db, [message]);
     return id as string;
   },
 

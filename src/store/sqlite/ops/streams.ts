@@ -165,9 +165,9 @@ export class SqliteStreams {
     return ids;
   }
 
-  /** Appends one message with a payload already built (timers and signals use it). */
-  appendOne(message: NewMessage, payload: Json = message.payload): string {
-    return this.append([{ ...message, payload }])[0] as string;
+  /** Appends one message (timers, signals and requeued dead letters use it). */
+  appendOne(message: NewMessage): string {
+    return this.append([message])[0] as string;
   }
 
   /** Claims up to `max` claimable messages, dead-lettering those past `maxDeliveries`. */
