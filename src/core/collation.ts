@@ -171,6 +171,22 @@ export function moveDelta(
 }
 
 /**
+ * Like {@link moveDelta} but reads the activity's current digit from `key` and throws
+ * {@link InvalidStateError} (machine `collation:<id>`, from-digit, to-digit) when the move is
+ * not allowed from it.
+ */
+export function checkedMoveDelta(
+  layout: CollationLayout,
+  key: bigint,
+  id: string,
+  move: CollationMove,
+): bigint {
+  const from = digitOf(layout, key, id);
+  if (!isMoveAllowed(move, from)) throw refuse(id, move, from);
+  return digitDelta(layout, id, from, COLLATION_MOVES[move].to);
+}
+
+/**
  * The checked add that takes an activity to digit `to` from the digit it holds in `key`,
  * whichever named move that is. Throws {@link InvalidStateError} when no move goes there.
  */
@@ -196,6 +212,11 @@ export function activeActivities(layout: CollationLayout, key: bigint): string[]
 /** True when no activity is active: the job can finish. */
 export function isComplete(layout: CollationLayout, key: bigint): boolean {
   return activeActivities(layout, key).length === 0;
+}
+
+/** True when some activity errored (7). */
+export function hasError(layout: CollationLayout, key: bigint): boolean {
+  return collationDigits(layout, key).includes(COLLATION_DIGITS.errored);
 }
 
 /** One row of a per-activity table. */

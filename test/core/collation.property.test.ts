@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   activeActivities,
   type CollationLayout,
+  checkedMoveDelta,
   collationDigits,
   createCollationLayout,
   digitOf,
   formatCollationKey,
+  hasError,
   initialCollationKey,
   isComplete,
   moveDelta,
@@ -22,7 +24,7 @@ const MOVES = Object.keys(COLLATION_MOVES) as CollationMove[];
 
 /** A checked move applied to a key. */
 function applyMove(layout: CollationLayout, key: bigint, id: string, move: CollationMove): bigint {
-  return key + moveDelta(layout, id, move, digitOf(layout, key, id));
+  return key + checkedMoveDelta(layout, key, id, move);
 }
 
 /** The naive model: an array of digits, one per sorted id, moved one digit at a time. */
@@ -72,6 +74,7 @@ describe('collation key against a per-digit model', () => {
           layout.ids.filter((_, i) => [9, 8, 5].includes(model[i] as number)),
         );
         expect(isComplete(layout, key)).toBe(!model.some((d) => d === 9 || d === 8 || d === 5));
+        expect(hasError(layout, key)).toBe(model.includes(7));
       }),
       { numRuns: 300 },
     );

@@ -3,6 +3,7 @@ import {
   activeActivities,
   type CollationLayout,
   checkedDeltaTo,
+  checkedMoveDelta,
   collationDigits,
   collationTable,
   compareIds,
@@ -10,6 +11,7 @@ import {
   digitDelta,
   digitOf,
   formatCollationKey,
+  hasError,
   initialCollationKey,
   isComplete,
   moveDelta,
@@ -25,7 +27,7 @@ const layout = createCollationLayout(GRAPH_ORDER);
 
 /** A checked move applied to a key. */
 function applyMove(layout: CollationLayout, key: bigint, id: string, move: CollationMove): bigint {
-  return key + moveDelta(layout, id, move, digitOf(layout, key, id));
+  return key + checkedMoveDelta(layout, key, id, move);
 }
 
 function run(from: bigint, moves: [string, CollationMove][]): bigint {
@@ -132,6 +134,7 @@ describe('seed 000 keys, reached by applying moves', () => {
       ['ate', 'Skipped', 3],
     ]);
     expect(isComplete(layout, example3)).toBe(true);
+    expect(hasError(layout, example3)).toBe(false);
   });
 
   it('Example 4: ate paused keeps the job open', () => {
@@ -153,6 +156,7 @@ describe('seed 000 keys, reached by applying moves', () => {
     expect(show(example5)).toBe('466366000000000');
     expect(table(example5).at(-1)).toEqual(['ate', 'Released', 4]);
     expect(isComplete(layout, example5)).toBe(true);
+    expect(hasError(layout, example5)).toBe(false);
   });
 
   it('ERROR example: ate errored, complete with an error', () => {
@@ -166,6 +170,7 @@ describe('seed 000 keys, reached by applying moves', () => {
       ['ate', 'Errored', 7],
     ]);
     expect(isComplete(layout, errorExample)).toBe(true);
+    expect(hasError(layout, errorExample)).toBe(true);
   });
 
   it('lists rows in graph order when given, else in sorted order', () => {
@@ -193,7 +198,7 @@ describe('moves', () => {
   it('a move from the wrong digit throws InvalidStateError naming the activity and digits', () => {
     const error = (() => {
       try {
-        moveDelta(layout, 'fox', 'pause', digitOf(layout, example1, 'fox'));
+        checkedMoveDelta(layout, example1, 'fox', 'pause');
       } catch (e) {
         return e;
       }
@@ -264,6 +269,7 @@ describe('wide keys', () => {
     const text = formatCollationKey(wide, key);
     expect(text).toBe(`8${'9'.repeat(99)}7${'9'.repeat(98)}3`);
     expect(digitOf(wide, key, 'a100')).toBe(7);
+    expect(hasError(wide, key)).toBe(true);
     expect(activeActivities(wide, key)).toHaveLength(198);
     for (const id of ids.slice(1, 199)) {
       if (id !== 'a100') key = applyMove(wide, key, id, 'skip');
