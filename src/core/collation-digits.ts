@@ -1,8 +1,9 @@
 /**
  * The one place the collation digits are defined (seed 000): what each digit means, which
- * digits count as active, and which moves between digits are allowed. Everything else in
- * weft reads these tables.
+ * activity states map to which digit, which digits count as active, and which moves between
+ * digits are allowed. Everything else in weft reads these tables.
  */
+import type { TaskState } from './states.js';
 
 /** A single digit of a collation key. */
 export type CollationDigit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
@@ -24,6 +25,9 @@ export const COLLATION_DIGITS = {
   none: 0,
 } as const satisfies Record<string, CollationDigit>;
 
+/** The meaning of a digit, as a key of {@link COLLATION_DIGITS}. */
+export type DigitMeaning = keyof typeof COLLATION_DIGITS;
+
 /** The human name of each digit, as the seed's tables print it. */
 export const DIGIT_LABELS: Readonly<Record<CollationDigit, string>> = {
   9: 'Pending',
@@ -43,6 +47,38 @@ export const ACTIVE_DIGITS: readonly CollationDigit[] = [9, 8, 5];
 
 /** Digits an activity of a flat (non-compositional) key may hold. */
 export const ACTIVITY_DIGITS: readonly CollationDigit[] = [9, 8, 7, 6, 5, 4, 3];
+
+/** The states an activity can be in: the task states of core/states plus `paused` and `released`. */
+export type ActivityState = TaskState | 'paused' | 'released';
+
+/**
+ * Activity state → collation digit. The task states come from TaskFlow's task machine;
+ * `paused` and `released` are weft's extra activity states (a hook or await that has
+ * finished its first leg and waits to be released).
+ *
+ * The revert states have no digit of their own in seed 000, so they reuse the digit that
+ * gives the right reading:
+ * - `REVERTING` → 8 (started): the compensation is running, so the job is active and must
+ *   not be read as complete.
+ * - `REVERTED` → 3 (skipped): the effect is undone, as if the activity never ran; not
+ *   active and not an error (the job's own REVERTED outcome is the flow machine's business).
+ * - `REVERT_FAILURE` → 7 (errored): a failed compensation is a terminal error, and
+ *   `hasError` must see it.
+ *
+ * With these choices every legal move of the task machine is a legal collation move.
+ */
+export const ACTIVITY_STATE_DIGITS: Readonly<Record<ActivityState, CollationDigit>> = {
+  PENDING: 9,
+  RUNNING: 8,
+  SUCCESS: 6,
+  FAILURE: 7,
+  IGNORE: 3,
+  REVERTING: 8,
+  REVERTED: 3,
+  REVERT_FAILURE: 7,
+  paused: 5,
+  released: 4,
+};
 
 /** The names of the moves a collation digit can make. */
 export type CollationMove =
@@ -80,6 +116,16 @@ export const COLLATION_MOVES: Readonly<Record<CollationMove, CollationMoveRule>>
   reverted: { from: [8], to: 3 },
 };
 
+/** True when `value` is a single decimal digit. */
+export function isCollationDigit(value: number): value is CollationDigit {
+  return Number.isInteger(value) && value >= 0 && value <= 9;
+}
+
+/** True when a digit marks an active activity (9, 8 or 5). */
+export function isActiveDigit(digit: CollationDigit): boolean {
+  return ACTIVE_DIGITS.includes(digit);
+}
+
 /** True when `move` may start from `from`. */
 export function isMoveAllowed(move: CollationMove, from: CollationDigit): boolean {
   return COLLATION_MOVES[move].from.includes(from);
@@ -94,4 +140,9 @@ export function findMove(from: CollationDigit, to: CollationDigit): CollationMov
     if (rule.to === to && rule.from.includes(from)) return name;
   }
   return undefined;
+}
+
+/** The digit of an activity state. */
+export function digitOfState(state: ActivityState): CollationDigit {
+  return ACTIVITY_STATE_DIGITS[state];
 }

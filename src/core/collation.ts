@@ -116,9 +116,27 @@ export function collationDigits(layout: CollationLayout, key: bigint): Collation
   return digits;
 }
 
+/**
+ * The digit at a position, by plain arithmetic and without validating the rest of the key:
+ * `(key / 10^(width−1−position)) mod 10`. For callers that hold a width and a position
+ * rather than a layout.
+ */
+export function digitAt(key: bigint, width: number, position: number): CollationDigit {
+  if (key < 0n || position < 0 || position >= width) {
+    throw new ValidationError(`no digit ${position} in a ${width}-digit collation key ${key}`);
+  }
+  return Number((key / 10n ** BigInt(width - 1 - position)) % 10n) as CollationDigit;
+}
+
 /** The digit of one activity. */
 export function digitOf(layout: CollationLayout, key: bigint, id: string): CollationDigit {
   return collationDigits(layout, key)[positionOf(layout, id)] as CollationDigit;
+}
+
+/** The digit of every activity, by id (in sorted order). */
+export function digitsById(layout: CollationLayout, key: bigint): Map<string, CollationDigit> {
+  const digits = collationDigits(layout, key);
+  return new Map(layout.ids.map((id, i) => [id, digits[i] as CollationDigit]));
 }
 
 /**
@@ -203,6 +221,16 @@ export function checkedDeltaTo(
   return digitDelta(layout, id, from, to);
 }
 
+/** Applies a checked move and returns the new key. */
+export function applyMove(
+  layout: CollationLayout,
+  key: bigint,
+  id: string,
+  move: CollationMove,
+): bigint {
+  return key + checkedMoveDelta(layout, key, id, move);
+}
+
 /** Activities still active (pending 9, started 8 or paused 5), in sorted order. */
 export function activeActivities(layout: CollationLayout, key: bigint): string[] {
   const digits = collationDigits(layout, key);
@@ -242,4 +270,17 @@ export function collationTable(
     const digit = digits[positionOf(layout, activity)] as CollationDigit;
     return { activity, state: DIGIT_LABELS[digit], digit };
   });
+}
+
+/** Renders rows as an aligned text table with the seed's headers (the CLI prints it). */
+export function renderCollationTable(rows: readonly CollationRow[]): string {
+  const header = ['Activity', 'State', 'Numeric Value'];
+  const body = rows.map((row) => [row.activity, row.state, String(row.digit)]);
+  const widths = header.map((title, col) =>
+    Math.max(title.length, ...body.map((cells) => (cells[col] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(header), rule, ...body.map(line)].join('\n');
 }

@@ -58,3 +58,10 @@ export function createIdGenerator(clock: Clock, randomBytes: RandomBytes): () =>
     return encodeTime(time) + random;
   };
 }
+
+/** The creation time, in epoch milliseconds, encoded in an id made by {@link createIdGenerator}. */
+export function idTime(id: string): number {
+  let ms = 0;
+  for (const ch of id.slice(0, TIME_LENGTH)) ms = ms * 32 + ALPHABET.indexOf(ch);
+  return ms;
+}

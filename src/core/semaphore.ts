@@ -13,12 +13,16 @@
  *            ^^^^^^ Leg2 exit count    (dimensional threads exited)
  * ```
  */
-import { InvalidStateError, ValidationError } from './errors.js';
+import { CounterOverflowError, InvalidStateError, ValidationError } from './errors.js';
 
 /** Digits in a semaphore. */
 export const SEMAPHORE_WIDTH = 15;
 /** The value a parent writes when it creates the activity. */
 export const SEMAPHORE_INITIAL = 999_000_000_000_000n;
+/** Limit of each 6-digit thread counter. */
+export const THREAD_COUNTER_LIMIT = 999_999;
+/** Limit of each status digit (it counts down from 9 to 0). */
+export const STATUS_DIGIT_LIMIT = 9;
 
 /** Leg1 entry (a Leg1 message is dequeued): first digit −1. `HINCRBY -100000000000000`. */
 export const LEG1_ENTRY = -100_000_000_000_000n;
@@ -30,6 +34,21 @@ export const LEG2_ENTRY = 1_000_000n;
 export const LEG2_PENDING_EXIT = 1n;
 /** The final Leg2 result: exit count +1 and third digit 9 → 8 (Leg2 closes). `HINCRBY -999999999999`. */
 export const LEG2_FINAL_EXIT = -999_999_999_999n;
+/** Undoes a refused Leg2 entry. */
+export const LEG2_ROLLBACK = -LEG2_ENTRY;
+
+/** The adds of the protocol, by step. */
+export const SEMAPHORE_DELTAS = {
+  leg1Entry: LEG1_ENTRY,
+  leg1Exit: LEG1_EXIT,
+  leg2Entry: LEG2_ENTRY,
+  leg2Pending: LEG2_PENDING_EXIT,
+  leg2Final: LEG2_FINAL_EXIT,
+  leg2Rollback: LEG2_ROLLBACK,
+} as const;
+
+/** A step of the protocol. */
+export type SemaphoreStep = keyof typeof SEMAPHORE_DELTAS;
 
 /** The five fields of a semaphore. */
 export interface SemaphoreFields {
@@ -64,6 +83,70 @@ export function formatSemaphore(value: bigint): string {
   return text.padStart(SEMAPHORE_WIDTH, '0');
 }
 
+/** Builds a semaphore from its fields (each checked against its range). */
+export function buildSemaphore(fields: SemaphoreFields): bigint {
+  const digit = (name: string, v: number) => {
+    if (!Number.isInteger(v) || v < 0 || v > 9) {
+      throw new ValidationError(`semaphore ${name} ${v} is not a digit`);
+    }
+    return String(v);
+  };
+  const counter = (name: string, v: number) => {
+    if (!Number.isInteger(v) || v < 0 || v > THREAD_COUNTER_LIMIT) {
+      throw new ValidationError(`semaphore ${name} ${v} is outside 0–${THREAD_COUNTER_LIMIT}`);
+    }
+    return String(v).padStart(6, '0');
+  };
+  return BigInt(
+    digit('leg1Entry', fields.leg1Entry) +
+      digit('leg1Exit', fields.leg1Exit) +
+      digit('leg2Exit', fields.leg2Exit) +
+      counter('leg2Entries', fields.leg2Entries) +
+      counter('leg2Exits', fields.leg2Exits),
+  );
+}
+
+/**
+ * The add for `step`, checked against the current value: throws
+ * {@link CounterOverflowError} when the add would carry out of its field (a thread counter
+ * at 999,999 or a status digit at 0) instead of wrapping silently.
+ */
+export function checkedSemaphoreDelta(current: bigint, step: SemaphoreStep): bigint {
+  const f = parseSemaphore(current);
+  const guard = (ok: boolean, counter: string, limit: number) => {
+    if (!ok) throw new CounterOverflowError(counter, limit);
+  };
+  switch (step) {
+    case 'leg1Entry':
+      guard(f.leg1Entry > 0, 'semaphore leg1 entries', STATUS_DIGIT_LIMIT);
+      break;
+    case 'leg1Exit':
+      guard(f.leg1Exit > 0, 'semaphore leg1 exits', STATUS_DIGIT_LIMIT);
+      break;
+    case 'leg2Entry':
+      guard(f.leg2Entries < THREAD_COUNTER_LIMIT, 'semaphore leg2 entries', THREAD_COUNTER_LIMIT);
+      break;
+    case 'leg2Pending':
+      guard(f.leg2Exits < THREAD_COUNTER_LIMIT, 'semaphore leg2 exits', THREAD_COUNTER_LIMIT);
+      break;
+    case 'leg2Final':
+      guard(f.leg2Exits < THREAD_COUNTER_LIMIT, 'semaphore leg2 exits', THREAD_COUNTER_LIMIT);
+      guard(f.leg2Exit > 0, 'semaphore leg2 exit status', STATUS_DIGIT_LIMIT);
+      break;
+    case 'leg2Rollback':
+      if (f.leg2Entries === 0) {
+        throw new InvalidStateError('semaphore', formatSemaphore(current), 'leg2Rollback');
+      }
+      break;
+  }
+  return SEMAPHORE_DELTAS[step];
+}
+
+/** Applies a checked step and returns the new value. */
+export function applySemaphoreStep(current: bigint, step: SemaphoreStep): bigint {
+  return current + checkedSemaphoreDelta(current, step);
+}
+
 /** What to do after the Leg1 entry add. */
 export type Leg1Entry =
   /** `899…`: first entry, run Leg1. */
@@ -94,4 +177,48 @@ export function isLeg2Open(value: bigint): boolean {
 /** True once Leg2 has closed (third digit below 9): further inputs are refused. */
 export function isLeg2Closed(value: bigint): boolean {
   return !isLeg2Open(value);
+}
+
+/** The Leg2 entry count, which is the index of the current dimensional thread. */
+export function leg2Thread(value: bigint): number {
+  return parseSemaphore(value).leg2Entries;
+}
+
+/** What the Leg2 entry add decided. */
+export type Leg2Entry = { admitted: true; thread: number } | { admitted: false; rollback: bigint };
+
+/**
+ * Reads the value returned by a Leg2 entry add. Admitted while Leg2 is open, with the
+ * dimensional-thread index; refused once Leg2 has closed, with the delta that undoes the add
+ * (the caller applies it and acks the message). Throws {@link CounterOverflowError} when the
+ * add carried out of the entry counter (the count reads 0 after an entry), after which the
+ * caller must apply {@link SEMAPHORE_DELTAS}.leg2Rollback.
+ */
+export function readLeg2Entry(afterEntry: bigint): Leg2Entry {
+  const f = parseSemaphore(afterEntry);
+  if (f.leg2Entries === 0) {
+    throw new CounterOverflowError('semaphore leg2 entries', THREAD_COUNTER_LIMIT);
+  }
+  if (f.leg2Exit === 9) return { admitted: true, thread: f.leg2Entries };
+  return { admitted: false, rollback: SEMAPHORE_DELTAS.leg2Rollback };
+}
+
+/** What a Leg2 exit add (pending or final) left behind. */
+export interface Leg2Exit {
+  /** Leg2 has closed (third digit 8 or lower): later inputs are refused. */
+  closed: boolean;
+  /** Dimensional threads exited so far. */
+  exits: number;
+}
+
+/**
+ * Reads the value returned by a Leg2 exit add. Throws {@link CounterOverflowError} when the
+ * add carried out of the exit counter (the count reads 0 after an exit).
+ */
+export function readLeg2Exit(afterExit: bigint): Leg2Exit {
+  const f = parseSemaphore(afterExit);
+  if (f.leg2Exits === 0) {
+    throw new CounterOverflowError('semaphore leg2 exits', THREAD_COUNTER_LIMIT);
+  }
+  return { closed: f.leg2Exit < 9, exits: f.leg2Exits };
 }

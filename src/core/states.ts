@@ -162,6 +162,19 @@ export function transition<M extends MachineName>(
   throw new InvalidStateError(label, from, to);
 }
 
+/** True when a move is legal (or a same-state no-op), without throwing. */
+export function canTransition<M extends MachineName>(
+  machine: M,
+  from: StateOf<M>,
+  to: StateOf<M>,
+): boolean {
+  try {
+    return transition(machine, from, to) !== 'ignored';
+  } catch {
+    return false;
+  }
+}
+
 /** Flow states in which a job has ended. */
 export const FLOW_FINAL_STATES: readonly FlowState[] = ['SUCCESS', 'FAILURE', 'REVERTED'];
 

@@ -192,6 +192,9 @@ export const DURATION_FIELDS: ReadonlySet<string> = new Set([
   'maxDelay',
 ]);
 
+/** Names of the fields that hold JSONata expressions. */
+export const EXPRESSION_FIELDS: ReadonlySet<string> = new Set(['input', 'when', 'output']);
+
 /** The JSON Schema of the file format, for editors (`schema/workflow.schema.json`). */
 export function workflowJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(workflowDocumentSchema, { target: 'draft-2020-12' }) as Record<

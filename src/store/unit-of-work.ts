@@ -7,7 +7,7 @@
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
 import { counterKey } from './counter-key.js';
-import type { CounterAdd, CounterRef, StoreTx, UnitOfWork } from './store.js';
+import type { CounterAdd, CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
 export interface UnitResult {
@@ -75,6 +75,11 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
     }
   }
   return { counters, messageIds };
+}
+
+/** Commits a unit in its own transaction. */
+export function commitUnit(store: Store, unit: UnitOfWork): Promise<UnitResult> {
+  return store.transaction((tx) => applyUnit(tx, unit));
 }
 
 /** Several units as one: each list the concatenation of theirs, in order. */

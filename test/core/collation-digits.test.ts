@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACTIVE_DIGITS,
+  ACTIVITY_STATE_DIGITS,
+  type ActivityState,
   COLLATION_DIGITS,
   COLLATION_MOVES,
   type CollationDigit,
   DIGIT_LABELS,
+  digitOfState,
   findMove,
+  isActiveDigit,
+  isCollationDigit,
   isMoveAllowed,
 } from '../../src/core/collation-digits.js';
+import { TASK_STATES, TASK_TRANSITIONS } from '../../src/core/states.js';
 
 describe('collation digits', () => {
   it('mean what seed 000 says', () => {
@@ -25,6 +31,27 @@ describe('collation digits', () => {
     });
     expect(DIGIT_LABELS[6]).toBe('Completed');
     expect([...ACTIVE_DIGITS].sort()).toEqual([5, 8, 9]);
+    expect(isActiveDigit(5)).toBe(true);
+    expect(isActiveDigit(4)).toBe(false);
+    expect(isCollationDigit(9)).toBe(true);
+    expect(isCollationDigit(10)).toBe(false);
+    expect(isCollationDigit(1.5)).toBe(false);
+  });
+
+  it('map activity states to digits in one table', () => {
+    expect(ACTIVITY_STATE_DIGITS).toEqual({
+      PENDING: 9,
+      RUNNING: 8,
+      SUCCESS: 6,
+      FAILURE: 7,
+      IGNORE: 3,
+      REVERTING: 8,
+      REVERTED: 3,
+      REVERT_FAILURE: 7,
+      paused: 5,
+      released: 4,
+    });
+    for (const state of TASK_STATES) expect(isCollationDigit(digitOfState(state))).toBe(true);
   });
 
   it('allow exactly the listed moves', () => {
@@ -39,5 +66,22 @@ describe('collation digits', () => {
     expect(isMoveAllowed('start', 8)).toBe(false);
     expect(findMove(5, 4)).toBe('release');
     expect(findMove(9, 6)).toBeUndefined();
+  });
+
+  it('give every legal task-machine move a legal collation move', () => {
+    for (const from of TASK_STATES) {
+      for (const to of TASK_TRANSITIONS[from]) {
+        const move = findMove(digitOfState(from), digitOfState(to));
+        expect(move, `${from} -> ${to}`).toBeDefined();
+      }
+    }
+    const extra: [ActivityState, ActivityState][] = [
+      ['SUCCESS', 'paused'],
+      ['paused', 'released'],
+      ['released', 'PENDING'],
+    ];
+    for (const [from, to] of extra) {
+      expect(findMove(digitOfState(from), digitOfState(to)), `${from} -> ${to}`).toBeDefined();
+    }
   });
 });

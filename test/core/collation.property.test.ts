@@ -2,8 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   activeActivities,
-  type CollationLayout,
-  checkedMoveDelta,
+  applyMove,
   collationDigits,
   createCollationLayout,
   digitOf,
@@ -21,11 +20,6 @@ import {
 import { InvalidStateError } from '../../src/core/errors.js';
 
 const MOVES = Object.keys(COLLATION_MOVES) as CollationMove[];
-
-/** A checked move applied to a key. */
-function applyMove(layout: CollationLayout, key: bigint, id: string, move: CollationMove): bigint {
-  return key + checkedMoveDelta(layout, key, id, move);
-}
 
 /** The naive model: an array of digits, one per sorted id, moved one digit at a time. */
 function naiveStep(digits: number[], index: number, move: CollationMove): boolean {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   activeActivities,
+  applyMove,
   type CollationLayout,
   checkedDeltaTo,
   checkedMoveDelta,
@@ -8,8 +9,10 @@ import {
   collationTable,
   compareIds,
   createCollationLayout,
+  digitAt,
   digitDelta,
   digitOf,
+  digitsById,
   formatCollationKey,
   hasError,
   initialCollationKey,
@@ -17,6 +20,7 @@ import {
   moveDelta,
   parseCollationKey,
   positionOf,
+  renderCollationTable,
 } from '../../src/core/collation.js';
 import type { CollationMove } from '../../src/core/collation-digits.js';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../src/core/errors.js';
@@ -24,11 +28,6 @@ import { InvalidStateError, NotFoundError, ValidationError } from '../../src/cor
 // quick => brown => fox => (jumped|(slept => ate)), in graph order.
 const GRAPH_ORDER = ['quick', 'brown', 'fox', 'jumped', 'slept', 'ate'];
 const layout = createCollationLayout(GRAPH_ORDER);
-
-/** A checked move applied to a key. */
-function applyMove(layout: CollationLayout, key: bigint, id: string, move: CollationMove): bigint {
-  return key + checkedMoveDelta(layout, key, id, move);
-}
 
 function run(from: bigint, moves: [string, CollationMove][]): bigint {
   return moves.reduce((key, [id, move]) => applyMove(layout, key, id, move), from);
@@ -173,7 +172,19 @@ describe('seed 000 keys, reached by applying moves', () => {
     expect(hasError(layout, errorExample)).toBe(true);
   });
 
-  it('lists rows in graph order when given, else in sorted order', () => {
+  it('renders a table the CLI can print', () => {
+    expect(renderCollationTable(collationTable(layout, example2, GRAPH_ORDER))).toBe(
+      [
+        '| Activity | State     | Numeric Value |',
+        '| -------- | --------- | ------------- |',
+        '| quick    | Completed | 6             |',
+        '| brown    | Completed | 6             |',
+        '| fox      | Completed | 6             |',
+        '| jumped   | Started   | 8             |',
+        '| slept    | Skipped   | 3             |',
+        '| ate      | Skipped   | 3             |',
+      ].join('\n'),
+    );
     expect(collationTable(layout, example2).map((r) => r.activity)).toEqual(layout.ids);
     expect(() => collationTable(layout, example2, ['dog'])).toThrow(NotFoundError);
   });
@@ -251,6 +262,23 @@ describe('key validation and readings', () => {
       expect(() => parseCollationKey(layout, bad)).toThrow(ValidationError);
     }
     expect(() => collationDigits(layout, -1n)).toThrow(ValidationError);
+  });
+
+  it('digitAt reads by width and position', () => {
+    expect(digitAt(example1, 15, 2)).toBe(8);
+    expect(digitAt(example1, 15, 14)).toBe(0);
+    expect(() => digitAt(example1, 15, 15)).toThrow(ValidationError);
+  });
+
+  it('digitsById maps every id', () => {
+    expect(Object.fromEntries(digitsById(layout, example4))).toEqual({
+      ate: 5,
+      brown: 6,
+      fox: 6,
+      jumped: 3,
+      quick: 6,
+      slept: 6,
+    });
   });
 });
 

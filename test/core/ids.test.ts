@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/core/clock.js';
-import { createIdGenerator } from '../../src/core/ids.js';
+import { createIdGenerator, idTime } from '../../src/core/ids.js';
 
 /** Deterministic "random" bytes: a counter, so tests are repeatable. */
 function counterBytes(): (size: number) => Uint8Array {
@@ -28,8 +28,7 @@ describe('ids', () => {
     const next = createIdGenerator(clock, counterBytes());
     const ids = Array.from({ length: 1_000 }, () => next());
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
-    // The first 10 characters are the time: the same millisecond, the same prefix.
-    expect(new Set(ids.map((id) => id.slice(0, 10))).size).toBe(1);
+    expect(new Set(ids.map(idTime))).toEqual(new Set([clock.now()]));
     // A clock that goes backwards (a simulated clock cannot, so use a hand-made one).
     let now = 5_000;
     const back = createIdGenerator({ now: () => now, sleep: async () => {} }, counterBytes());
@@ -37,6 +36,13 @@ describe('ids', () => {
     now = 4_000;
     const b = back();
     expect(b > a).toBe(true);
+  });
+
+  it('carry their creation time, which idTime reads back', () => {
+    for (const at of [0, 1, Date.UTC(2026, 0, 1, 12, 30, 15, 123), 2 ** 48 - 1]) {
+      const next = createIdGenerator(new SimulatedClock(at), counterBytes());
+      expect(idTime(next())).toBe(at);
+    }
   });
 });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidStateError, ValidationError } from '../../src/core/errors.js';
+import { CounterOverflowError, InvalidStateError, ValidationError } from '../../src/core/errors.js';
 import {
+  applySemaphoreStep,
+  buildSemaphore,
+  checkedSemaphoreDelta,
   formatSemaphore,
   isLeg2Closed,
   isLeg2Open,
@@ -9,8 +12,12 @@ import {
   LEG2_ENTRY,
   LEG2_FINAL_EXIT,
   LEG2_PENDING_EXIT,
+  leg2Thread,
   parseSemaphore,
   readLeg1Entry,
+  readLeg2Entry,
+  readLeg2Exit,
+  SEMAPHORE_DELTAS,
   SEMAPHORE_INITIAL,
 } from '../../src/core/semaphore.js';
 
@@ -27,42 +34,54 @@ describe('semaphore: seed 001, value by value', () => {
   });
 
   it('walks Leg1 and Leg2 through every value of the seed', () => {
-    let v = SEMAPHORE_INITIAL + LEG1_ENTRY;
+    let v = SEMAPHORE_INITIAL;
+    v = applySemaphoreStep(v, 'leg1Entry');
     expect(fmt(v)).toBe('899000000000000');
     expect(readLeg1Entry(v)).toBe('run');
 
-    v += LEG1_EXIT;
+    v = applySemaphoreStep(v, 'leg1Exit');
     expect(fmt(v)).toBe('889000000000000');
     expect(isLeg2Open(v)).toBe(true);
 
-    v += LEG2_ENTRY;
+    v = applySemaphoreStep(v, 'leg2Entry');
     expect(fmt(v)).toBe('889000001000000');
-    v += LEG2_PENDING_EXIT;
+    expect(readLeg2Entry(v)).toEqual({ admitted: true, thread: 1 });
+
+    v = applySemaphoreStep(v, 'leg2Pending');
     expect(fmt(v)).toBe('889000001000001');
-    expect(isLeg2Open(v)).toBe(true);
+    expect(readLeg2Exit(v)).toEqual({ closed: false, exits: 1 });
 
-    v += LEG2_ENTRY;
+    v = applySemaphoreStep(v, 'leg2Entry');
     expect(fmt(v)).toBe('889000002000001');
-    v += LEG2_FINAL_EXIT;
+    expect(readLeg2Entry(v)).toEqual({ admitted: true, thread: 2 });
+    expect(leg2Thread(v)).toBe(2);
+
+    v = applySemaphoreStep(v, 'leg2Final');
     expect(fmt(v)).toBe('888000002000002');
+    expect(readLeg2Exit(v)).toEqual({ closed: true, exits: 2 });
     expect(isLeg2Closed(v)).toBe(true);
 
-    // A further Leg2 input after it closed: the add is made, the reading refuses it.
-    v += LEG2_ENTRY;
+    v = applySemaphoreStep(v, 'leg2Entry');
     expect(fmt(v)).toBe('888000003000002');
-    expect(isLeg2Closed(v)).toBe(true);
+    const reading = readLeg2Entry(v);
+    expect(reading).toEqual({ admitted: false, rollback: -1000000n });
+    if (reading.admitted) throw new Error('unreachable');
+    v += reading.rollback;
+    expect(fmt(v)).toBe('888000002000002');
   });
 
-  it('parses all five fields', () => {
-    expect(parseSemaphore(888000002000002n)).toEqual({
+  it('parses all five fields and builds them back', () => {
+    const fields = parseSemaphore(888000002000002n);
+    expect(fields).toEqual({
       leg1Entry: 8,
       leg1Exit: 8,
       leg2Exit: 8,
       leg2Entries: 2,
       leg2Exits: 2,
     });
-    expect(() => parseSemaphore(-1n)).toThrow(ValidationError);
-    expect(() => parseSemaphore(10n ** 15n)).toThrow(ValidationError);
+    expect(buildSemaphore(fields)).toBe(888000002000002n);
+    expect(() => buildSemaphore({ ...fields, leg2Entries: 1_000_000 })).toThrow(ValidationError);
+    expect(() => buildSemaphore({ ...fields, leg1Exit: 10 })).toThrow(ValidationError);
   });
 });
 
@@ -84,5 +103,54 @@ describe('semaphore: crash recovery readings after the Leg1 entry add', () => {
 
   it('refuses to read an entry that was never added', () => {
     expect(() => readLeg1Entry(SEMAPHORE_INITIAL)).toThrow(InvalidStateError);
+  });
+});
+
+describe('semaphore: counters never wrap silently', () => {
+  const full = buildSemaphore({
+    leg1Entry: 8,
+    leg1Exit: 8,
+    leg2Exit: 9,
+    leg2Entries: 999_999,
+    leg2Exits: 999_999,
+  });
+
+  it('refuses an add at the 999,999 limit before it is made', () => {
+    expect(() => checkedSemaphoreDelta(full, 'leg2Entry')).toThrow(CounterOverflowError);
+    expect(() => checkedSemaphoreDelta(full, 'leg2Pending')).toThrow(CounterOverflowError);
+    expect(() => checkedSemaphoreDelta(full, 'leg2Final')).toThrow(CounterOverflowError);
+    let caught: unknown;
+    try {
+      checkedSemaphoreDelta(full, 'leg2Entry');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      name: 'CounterOverflowError',
+      counter: 'semaphore leg2 entries',
+      limit: 999_999,
+    });
+  });
+
+  it('refuses a status digit driven past 0', () => {
+    const spent = buildSemaphore({ ...parseSemaphore(full), leg1Entry: 0 });
+    expect(() => checkedSemaphoreDelta(spent, 'leg1Entry')).toThrow(CounterOverflowError);
+    expect(() => checkedSemaphoreDelta(SEMAPHORE_INITIAL, 'leg2Rollback')).toThrow(
+      InvalidStateError,
+    );
+  });
+
+  it('detects a wrap after an unchecked store add', () => {
+    expect(() => readLeg2Entry(full + LEG2_ENTRY)).toThrow(CounterOverflowError);
+    expect(() => readLeg2Exit(full + LEG2_PENDING_EXIT)).toThrow(CounterOverflowError);
+    expect(() => parseSemaphore(-1n)).toThrow(ValidationError);
+    expect(() => parseSemaphore(10n ** 15n)).toThrow(ValidationError);
+  });
+
+  it('every step delta is the checked delta when nothing is at a limit', () => {
+    const middle = 889000005000003n;
+    for (const step of ['leg1Exit', 'leg2Entry', 'leg2Pending', 'leg2Final'] as const) {
+      expect(checkedSemaphoreDelta(middle, step)).toBe(SEMAPHORE_DELTAS[step]);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../../src/core/errors.js';
 import {
   CLAIM_STATES,
+  canTransition,
   ENGINE_STATES,
   FLOW_STATES,
   isFinalFlowState,
@@ -84,6 +85,7 @@ function expected(machine: MachineName, from: string, to: string): Expected {
 
 // Loosely typed entry point: the tests feed every pair of strings.
 const check = transition as (m: MachineName, f: string, t: string, s?: string) => string;
+const can = canTransition as (m: MachineName, f: string, t: string) => boolean;
 
 describe('state machines', () => {
   const machines = Object.keys(MACHINES) as MachineName[];
@@ -113,8 +115,10 @@ describe('state machines', () => {
           }
           expect(caught, `${machine} ${from} -> ${to}`).toBeInstanceOf(InvalidStateError);
           expect(caught).toMatchObject({ machine, from, to, code: 'INVALID_STATE' });
+          expect(can(machine, from, to)).toBe(false);
         } else {
           expect(check(machine, from, to), `${machine} ${from} -> ${to}`).toBe(want);
+          expect(can(machine, from, to)).toBe(want !== 'ignored');
         }
       }
     }

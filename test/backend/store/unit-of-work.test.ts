@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { LeaseLostError } from '../../../src/core/errors.js';
 import type { Store, StreamMessage, UnitOfWork } from '../../../src/store/store.js';
-import { applyUnit } from '../../../src/store/unit-of-work.js';
+import { applyUnit, commitUnit } from '../../../src/store/unit-of-work.js';
 import { spawnTestChild } from '../../support/child-process.js';
 import { openTestStore } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -49,7 +49,7 @@ describe('unit of work', () => {
   it('commits the ack, children, counters, activity writes and timers together', async () => {
     const [id] = (await store.append([{ stream: 'work', payload: 'step' }])) as [string];
     await store.claim('work', { consumer: 'me', leaseMs: 1000 });
-    const result = await store.transaction((tx) => applyUnit(tx, unitFor(id, 'me')));
+    const result = await commitUnit(store, unitFor(id, 'me'));
     expect(result.counters).toEqual([899n, 1n]);
     expect(result.messageIds).toHaveLength(1);
     expect(await store.countMessages('work')).toBe(0);
@@ -64,9 +64,7 @@ describe('unit of work', () => {
     await store.claim('work', { consumer: 'me', leaseMs: 1000 });
     await clock.advance(1000);
     await store.claim('work', { consumer: 'thief', leaseMs: 1000 });
-    await expect(
-      store.transaction((tx) => applyUnit(tx, unitFor(id, 'me'))),
-    ).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(commitUnit(store, unitFor(id, 'me'))).rejects.toBeInstanceOf(LeaseLostError);
     await expectNoTrace('j', 't1');
     expect((await store.peek('work'))[0]?.consumer).toBe('thief');
   });
