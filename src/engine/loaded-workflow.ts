@@ -5,6 +5,7 @@
  */
 import { type CollationLayout, createCollationLayout } from '../core/collation.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
+import { graphIndex, graphOrder, reentered } from '../graph/analysis.js';
 import type { CompiledTransition } from '../graph/compiled-workflow.js';
 import type { StoreTx } from '../store/store.js';
 import type { CompiledWorkflow } from './kinds/index.js';
@@ -18,55 +19,24 @@ export interface LoadedWorkflow {
   incoming: ReadonlyMap<string, readonly CompiledTransition[]>;
   /** Activity ids in graph order (breadth-first from the trigger), for tables. */
   graphOrder: readonly string[];
-  /** For each cycle activity, the activities a re-entry resets to pending. */
+  /** For each cycle activity, the activities a re-entry resets to pending (see `reentered`). */
   reentered: ReadonlyMap<string, readonly string[]>;
 }
 
-function reachableFrom(
-  start: string,
-  outgoing: ReadonlyMap<string, readonly CompiledTransition[]>,
-) {
-  const seen = new Set<string>([start]);
-  const queue = [start];
-  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-    for (const t of outgoing.get(id) ?? []) {
-      if (!seen.has(t.to)) {
-        seen.add(t.to);
-        queue.push(t.to);
-      }
-    }
-  }
-  return seen;
-}
-
-/** Indexes a compiled workflow for the engine. */
+/** Indexes a compiled workflow for the engine, with the graph's own analysis. */
 export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
-  const outgoing = new Map<string, CompiledTransition[]>();
-  const incoming = new Map<string, CompiledTransition[]>();
+  const { outgoing, incoming } = graphIndex(compiled);
+  const reentries = new Map<string, string[]>();
   for (const id of compiled.order) {
-    outgoing.set(id, []);
-    incoming.set(id, []);
+    if (compiled.activities[id]?.ancestor !== undefined) reentries.set(id, reentered(compiled, id));
   }
-  for (const t of compiled.transitions) {
-    outgoing.get(t.from)?.push(t);
-    incoming.get(t.to)?.push(t);
-  }
-  const reentered = new Map<string, string[]>();
-  for (const activity of Object.values(compiled.activities)) {
-    if (activity.kind === 'cycle' && activity.ancestor) {
-      // Everything downstream of the ancestor can run again in the next iteration.
-      reentered.set(activity.id, [...reachableFrom(activity.ancestor, outgoing)]);
-    }
-  }
-  const graphOrder = [...reachableFrom(compiled.trigger, outgoing)];
-  for (const id of compiled.order) if (!graphOrder.includes(id)) graphOrder.push(id);
   return {
     compiled,
-    graphOrder,
+    graphOrder: graphOrder(compiled),
     layout: createCollationLayout(compiled.order),
     outgoing,
     incoming,
-    reentered,
+    reentered: reentries,
   };
 }
 

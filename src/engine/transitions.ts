@@ -4,14 +4,14 @@
  *
  * Every target with several incoming transitions keeps one counter per dimension that
  * packs two numbers: how many of them have settled, and how many of those were taken (a
- * target with one needs no counter: it settles once). `join: all`
- * enters the target when all have settled and at least one was taken; `join: any`
- * enters it at the first taken one. When all settled and none was taken, the target is
- * skipped (digit 3) and its own outgoing transitions settle as not taken, so the skip
- * spreads to everything only it reaches (seed 000, Example 2).
+ * target with one needs no counter: it settles once). What the counts mean — enter,
+ * skip or wait — is the graph's join rule ({@link joinDecision}); a skipped target's own
+ * outgoing transitions settle as not taken, so the skip spreads to everything only it
+ * reaches (seed 000, Example 2).
  */
 import { COLLATION_DIGITS } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
+import { joinDecision } from '../graph/join-rule.js';
 import type { Step } from './step.js';
 
 /** Packs "taken" into the high part of the settle counter. */
@@ -62,17 +62,13 @@ async function settle(step: Step, target: string, dimension: string, taken: bool
           { job: step.job.id, activity: target, dimension, field: 'settled' },
           delta,
         );
-  const settled = value % TAKEN;
-  const takenCount = value / TAKEN;
-  const allSettled = settled >= total;
-  if (activity.join === 'any') {
-    if (taken && takenCount === 1n) enter(step, target, dimension);
-    else if (allSettled && takenCount === 0n) await skip(step, target, dimension);
-    return;
-  }
-  if (!allSettled) return;
-  if (takenCount > 0n) enter(step, target, dimension);
-  else await skip(step, target, dimension);
+  const decision = joinDecision(
+    activity.join,
+    { incoming: Number(total), settled: Number(value % TAKEN), taken: Number(value / TAKEN) },
+    taken,
+  );
+  if (decision === 'enter') enter(step, target, dimension);
+  else if (decision === 'skip') await skip(step, target, dimension);
 }
 
 /** Queues Leg1 of an activity. */

@@ -1,158 +1,95 @@
 /**
- * Pure questions about a compiled workflow's graph, for the engine: who follows whom (by
- * outcome), what is reachable or upstream, and which activities a `cycle` re-enters. The
- * per-workflow indexes are built once and kept in a WeakMap keyed by the compiled object,
- * which must therefore not be mutated. The join and skip rules are in
- * {@link ./skip-closure.ts}, re-exported here.
+ * The one source of graph semantics: who follows whom, what is reachable, the order
+ * activities are shown in, and which activities a `cycle` re-entry puts back to pending.
+ * The compiler checks a draft with {@link reachable}; the engine indexes a compiled
+ * workflow with {@link graphIndex}, orders it with {@link graphOrder} and resets what
+ * {@link reentered} names. The join rule is in {@link ./join-rule.ts}.
+ *
+ * The per-workflow index is built once and kept in a WeakMap keyed by the compiled
+ * object, which must therefore not be mutated.
  */
-import type { CompiledTransition, CompiledWorkflow, TransitionOn } from './compiled-workflow.js';
+import type { CompiledTransition, CompiledWorkflow } from './compiled-workflow.js';
 
-export {
-  type ActivityDigits,
-  digitsOf,
-  type JoinState,
-  type JoinStatus,
-  joinStatus,
-  skipClosure,
-} from './skip-closure.js';
-
-interface GraphIndex {
-  outgoing: Map<string, CompiledTransition[]>;
-  incoming: Map<string, CompiledTransition[]>;
-  bodies: Map<string, string[]>;
-  /** Activity id → the cycles whose body holds it; built on first use. */
-  around?: Map<string, string[]>;
-}
-
-const indexes = new WeakMap<CompiledWorkflow, GraphIndex>();
-
-function indexOf(wf: CompiledWorkflow): GraphIndex {
-  let index = indexes.get(wf);
-  if (index) return index;
-  index = { outgoing: new Map(), incoming: new Map(), bodies: new Map() };
-  for (const id of wf.order) {
-    index.outgoing.set(id, []);
-    index.incoming.set(id, []);
-  }
-  for (const t of wf.transitions) {
-    index.outgoing.get(t.from)?.push(t);
-    index.incoming.get(t.to)?.push(t);
-  }
-  indexes.set(wf, index);
-  return index;
-}
-
-/** The transitions leaving `id`, in file order; only those for outcome `on` when given. */
-export function outgoing(
-  wf: CompiledWorkflow,
-  id: string,
-  on?: TransitionOn,
-): CompiledTransition[] {
-  const all = indexOf(wf).outgoing.get(id) ?? [];
-  return on === undefined ? [...all] : all.filter((t) => t.on === on);
-}
-
-/** The transitions entering `id`, in file order; only those for outcome `on` when given. */
-export function incoming(
-  wf: CompiledWorkflow,
-  id: string,
-  on?: TransitionOn,
-): CompiledTransition[] {
-  const all = indexOf(wf).incoming.get(id) ?? [];
-  return on === undefined ? [...all] : all.filter((t) => t.on === on);
-}
-
-function distinct(ids: string[]): string[] {
-  return [...new Set(ids)];
-}
-
-/** The activities `id` has transitions to (for outcome `on`, when given), each once. */
-export function successors(wf: CompiledWorkflow, id: string, on?: TransitionOn): string[] {
-  return distinct(outgoing(wf, id, on).map((t) => t.to));
-}
-
-/** The activities with transitions to `id` (for outcome `on`, when given), each once. */
-export function predecessors(wf: CompiledWorkflow, id: string, on?: TransitionOn): string[] {
-  return distinct(incoming(wf, id, on).map((t) => t.from));
-}
-
-function walk(
-  start: Iterable<string>,
-  next: (id: string) => CompiledTransition[],
-  end: 'to' | 'from',
+/**
+ * Every id reachable from `start` by `next`, `start` included, in breadth-first order
+ * (the order of the returned set).
+ */
+export function reachable(
+  start: string | Iterable<string>,
+  next: (id: string) => Iterable<string>,
 ): Set<string> {
-  const seen = new Set<string>(start);
-  const stack = [...seen];
-  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
-    for (const t of next(id)) {
-      const other = t[end];
-      if (!seen.has(other)) {
-        seen.add(other);
-        stack.push(other);
+  const seen = new Set<string>(typeof start === 'string' ? [start] : start);
+  const queue = [...seen];
+  for (let i = 0; i < queue.length; i++) {
+    for (const to of next(queue[i] as string)) {
+      if (!seen.has(to)) {
+        seen.add(to);
+        queue.push(to);
       }
     }
   }
   return seen;
 }
 
+/** A compiled workflow's transitions by source and by target, each list in file order. */
+export interface GraphIndex {
+  outgoing: ReadonlyMap<string, readonly CompiledTransition[]>;
+  incoming: ReadonlyMap<string, readonly CompiledTransition[]>;
+}
+
+const indexes = new WeakMap<CompiledWorkflow, GraphIndex>();
+
+/** The transitions of `wf` indexed by source and by target (built once per workflow). */
+export function graphIndex(wf: CompiledWorkflow): GraphIndex {
+  const cached = indexes.get(wf);
+  if (cached) return cached;
+  const outgoing = new Map<string, CompiledTransition[]>();
+  const incoming = new Map<string, CompiledTransition[]>();
+  for (const id of wf.order) {
+    outgoing.set(id, []);
+    incoming.set(id, []);
+  }
+  for (const t of wf.transitions) {
+    outgoing.get(t.from)?.push(t);
+    incoming.get(t.to)?.push(t);
+  }
+  const index = { outgoing, incoming };
+  indexes.set(wf, index);
+  return index;
+}
+
 /**
- * Every activity reachable from `ids` along transitions of any outcome, `ids` included.
- * (The implicit re-entry of a cycle leads back upstream, so it adds nothing.)
+ * Every activity reachable from `ids` along transitions of any outcome, `ids` included,
+ * breadth first. (The implicit re-entry of a cycle leads back upstream, so it adds
+ * nothing.)
  */
 export function reachableFrom(wf: CompiledWorkflow, ids: string | Iterable<string>): Set<string> {
-  const { outgoing: out } = indexOf(wf);
-  return walk(typeof ids === 'string' ? [ids] : ids, (id) => out.get(id) ?? [], 'to');
-}
-
-/** Every activity with a path to `id` along transitions of any outcome, `id` excluded. */
-export function upstreamOf(wf: CompiledWorkflow, id: string): Set<string> {
-  const { incoming: into } = indexOf(wf);
-  const found = walk([id], (at) => into.get(at) ?? [], 'from');
-  found.delete(id);
-  return found;
+  const { outgoing } = graphIndex(wf);
+  return reachable(ids, (id) => (outgoing.get(id) ?? []).map((t) => t.to));
 }
 
 /**
- * What a `cycle` activity re-enters on each iteration: every activity downstream of its
- * ancestor and upstream of the cycle activity, both included, in collation order. The
- * engine moves these back to pending (9) before it re-enters the ancestor.
+ * Activity ids in graph order: breadth first from the trigger, then any the trigger does
+ * not reach (a compiled workflow has none) in collation order. Tables list them so.
  */
-export function cycleBody(wf: CompiledWorkflow, cycleId: string): string[] {
-  const index = indexOf(wf);
-  const cached = index.bodies.get(cycleId);
-  if (cached) return [...cached];
-  const ancestor = wf.activities[cycleId]?.ancestor;
-  if (wf.activities[cycleId]?.kind !== 'cycle' || ancestor === undefined) return [];
-  const down = reachableFrom(wf, ancestor);
-  const up = upstreamOf(wf, cycleId);
-  up.add(cycleId);
-  const body = wf.order.filter((id) => down.has(id) && up.has(id));
-  index.bodies.set(cycleId, body);
-  return [...body];
+export function graphOrder(wf: CompiledWorkflow): string[] {
+  const order = [...reachableFrom(wf, wf.trigger)];
+  const listed = new Set(order);
+  for (const id of wf.order) if (!listed.has(id)) order.push(id);
+  return order;
 }
 
 /**
- * The targets outside a cycle's body of transitions from inside it, in collation order:
- * where the flow goes when the loop ends. Their skip is decided only once the cycle can no
- * longer re-enter (see {@link skipClosure}).
+ * What a re-entry of the cycle activity `cycleId` puts back to pending (those of them
+ * that finished): every activity downstream of its ancestor, the ancestor and the cycle
+ * included — the loop's body, the exits an iteration skipped and everything after them —
+ * in collation order. The next iteration runs in a new dimensional thread and decides
+ * all of them afresh, so an exit one iteration did not take can be taken by a later one.
+ * Empty when `cycleId` is not a cycle.
  */
-export function cycleExits(wf: CompiledWorkflow, cycleId: string): string[] {
-  const body = new Set(cycleBody(wf, cycleId));
-  const exits = new Set<string>();
-  for (const id of body) for (const t of outgoing(wf, id)) if (!body.has(t.to)) exits.add(t.to);
-  return wf.order.filter((id) => exits.has(id));
-}
-
-/** The cycle activities whose body holds `id`. */
-export function cyclesAround(wf: CompiledWorkflow, id: string): string[] {
-  const index = indexOf(wf);
-  if (!index.around) {
-    const around = new Map<string, string[]>();
-    for (const c of wf.order) {
-      if (wf.activities[c]?.kind !== 'cycle') continue;
-      for (const member of cycleBody(wf, c)) around.set(member, [...(around.get(member) ?? []), c]);
-    }
-    index.around = around;
-  }
-  return [...(index.around.get(id) ?? [])];
+export function reentered(wf: CompiledWorkflow, cycleId: string): string[] {
+  const activity = wf.activities[cycleId];
+  if (activity?.ancestor === undefined) return [];
+  const downstream = reachableFrom(wf, activity.ancestor);
+  return wf.order.filter((id) => downstream.has(id));
 }

@@ -5,6 +5,7 @@
  * own rules (a cycle's ancestor upstream of it, no waiting self-await…). Each broken rule
  * is one located problem.
  */
+import { reachable } from './analysis.js';
 import type { Draft, DraftTransition } from './draft.js';
 import { defaultOutcomeProblem } from './kind-spec.js';
 import type { KindTable } from './kind-table.js';
@@ -24,18 +25,9 @@ function adjacency(draft: Draft): Map<string, string[]> {
   return next;
 }
 
+/** Every id reachable from `start` in `next`, `start` included (the graph's one walk). */
 function reach(next: Map<string, string[]>, start: string): Set<string> {
-  const seen = new Set([start]);
-  const stack = [start];
-  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
-    for (const to of next.get(id) ?? []) {
-      if (!seen.has(to)) {
-        seen.add(to);
-        stack.push(to);
-      }
-    }
-  }
-  return seen;
+  return reachable(start, (id) => next.get(id) ?? []);
 }
 
 /** Strongly connected components (Tarjan, iterative), each as a set of ids. */

@@ -14,6 +14,7 @@ export {
   type Json,
 } from './expressions.js';
 export { checkInputSchema, JobInputValidator, validateJobInput } from './job-input.js';
+export * from './join-rule.js';
 export * from './kind-spec.js';
 export {
   ACTIVITY_ID_PATTERN,

@@ -1,7 +1,8 @@
 /**
- * The record a new job starts as, the same on every backend.
+ * The record a new job starts as, and what a patch of it writes, the same on every
+ * backend.
  */
-import type { JobRecord, NewJob } from './records.js';
+import type { ErrorRecord, JobPatch, JobRecord, Json, NewJob } from './records.js';
 
 /** The stored form of a job being created at `createdAt`. */
 export function newJobRecord(job: NewJob, createdAt: number): JobRecord {
@@ -20,5 +21,31 @@ export function newJobRecord(job: NewJob, createdAt: number): JobRecord {
     createdAt,
     updatedAt: createdAt,
     finishedAt: null,
+  };
+}
+
+/** A patch made explicit: each field's value, and whether the patch gives it. */
+export interface JobPatchRow {
+  output: Json;
+  error: ErrorRecord | null;
+  context: Json;
+  finishedAt: number | null;
+  /** Whether the patch gave the field (even as null); the others keep their values. */
+  sets: Record<keyof JobPatch, boolean>;
+}
+
+/** The explicit form of `patch`. */
+export function jobPatchRow(patch: JobPatch = {}): JobPatchRow {
+  return {
+    output: patch.output ?? null,
+    error: patch.error ?? null,
+    context: patch.context ?? null,
+    finishedAt: patch.finishedAt ?? null,
+    sets: {
+      output: patch.output !== undefined,
+      error: patch.error !== undefined,
+      context: patch.context !== undefined,
+      finishedAt: patch.finishedAt !== undefined,
+    },
   };
 }

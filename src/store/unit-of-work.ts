@@ -6,6 +6,7 @@
  * expected fails the unit, so a plan made from stale reads never commits.
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
+import { counterKey } from './counter-key.js';
 import type { CounterAdd, CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
@@ -22,7 +23,7 @@ function describe(ref: CounterRef): string {
 }
 
 function refKey(ref: CounterRef): string {
-  return [ref.job, ref.activity ?? '', ref.dimension ?? '', ref.field].join('\u0000');
+  return counterKey(ref).join('\u0000');
 }
 
 function unique(keys: string[]): boolean {

@@ -7,9 +7,9 @@
  */
 
 import type pg from 'pg';
-import { StoreError } from '../../core/errors.js';
+import { type Migration, migrationReport, planMigrations } from '../migration-plan.js';
 import type { MigrationReport } from '../migration-report.js';
-import { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations/index.js';
+import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 
 /** The advisory lock all weft migrations take (any bigint unlikely to collide). */
 const MIGRATION_LOCK = 7_306_085_931_548_295_475n;
@@ -25,9 +25,8 @@ export async function migrate(
   client: pg.ClientBase,
   label: string,
   apply = true,
-  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<MigrationReport> {
-  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -36,25 +35,14 @@ export async function migrate(
     const rows = hasTable
       ? (await client.query<{ version: number }>('SELECT version FROM weft_migrations')).rows
       : [];
-    const done = new Set(rows.map((r) => Number(r.version)));
-    const current = [...done].reduce((max, v) => Math.max(max, v), 0);
-    if (current > latest) {
-      throw new StoreError(
-        `the database ${label} has schema version ${current}, newer than this version of weft understands (${latest}); upgrade weft, or use another database`,
-        { code: 'SCHEMA_TOO_NEW' },
-      );
-    }
-    const pending = migrations
-      .filter((m) => !done.has(m.version))
-      .sort((a, b) => a.version - b.version);
-    if (pending.length > 0 && !apply) {
-      throw new StoreError(
-        `the database ${label} is at schema version ${current} and this weft needs ${latest}; open it with migrations enabled (migrate: true)`,
-        { code: 'SCHEMA_OUTDATED' },
-      );
-    }
+    const plan = planMigrations(
+      label,
+      rows.map((r) => Number(r.version)),
+      migrations,
+      apply,
+    );
     if (!hasTable) await client.query(CREATE_TABLE);
-    for (const m of pending) {
+    for (const m of plan.pending) {
       await client.query(m.sql);
       await client.query('INSERT INTO weft_migrations (version, name) VALUES ($1, $2)', [
         m.version,
@@ -62,7 +50,7 @@ export async function migrate(
       ]);
     }
     await client.query('COMMIT');
-    return { from: current, to: Math.max(current, latest), applied: pending.map((m) => m.name) };
+    return migrationReport(plan);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;

@@ -5,10 +5,15 @@
  * `SCHEMA_TOO_NEW` and left as it was.
  */
 
-import { StoreError } from '../../core/errors.js';
+import {
+  latestVersion,
+  type Migration,
+  migrationReport,
+  planMigrations,
+} from '../migration-plan.js';
 import type { MigrationReport } from '../migration-report.js';
 import { type Db, retryWhileBusy } from './connection.js';
-import { type Migration, SQLITE_MIGRATIONS } from './migrations/index.js';
+import { SQLITE_MIGRATIONS } from './migrations/index.js';
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS weft_migrations (
   version INTEGER PRIMARY KEY,
@@ -27,7 +32,7 @@ export async function migrate(
   apply = true,
   migrations: readonly Migration[] = SQLITE_MIGRATIONS,
 ): Promise<MigrationReport> {
-  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const latest = latestVersion(migrations);
   // Fast path, without the write lock: a database that is already current.
   const current = await retryWhileBusy(() => readVersion(db), `read the schema of ${label}`);
   if (current === latest && hasEvery(db, migrations))
@@ -35,7 +40,7 @@ export async function migrate(
   return retryWhileBusy(() => {
     db.exec('BEGIN IMMEDIATE');
     try {
-      const report = migrateLocked(db, label, now, apply, migrations, latest);
+      const report = migrateLocked(db, label, now, apply, migrations);
       db.exec('COMMIT');
       return report;
     } catch (error) {
@@ -66,7 +71,6 @@ function migrateLocked(
   now: number,
   apply: boolean,
   migrations: readonly Migration[],
-  latest: number,
 ): MigrationReport {
   const hasTable = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'weft_migrations'")
@@ -74,30 +78,19 @@ function migrateLocked(
   const rows = hasTable
     ? (db.prepare('SELECT version FROM weft_migrations').all() as { version: number }[])
     : [];
-  const done = new Set(rows.map((r) => r.version));
-  const current = rows.reduce((max, r) => Math.max(max, r.version), 0);
-  if (current > latest) {
-    throw new StoreError(
-      `the database ${label} has schema version ${current}, newer than this version of weft understands (${latest}); upgrade weft, or use another database`,
-      { code: 'SCHEMA_TOO_NEW' },
-    );
-  }
-  const pending = migrations
-    .filter((m) => !done.has(m.version))
-    .sort((a, b) => a.version - b.version);
-  if (pending.length > 0 && !apply) {
-    throw new StoreError(
-      `the database ${label} is at schema version ${current} and this weft needs ${latest}; open it with migrations enabled (migrate: true)`,
-      { code: 'SCHEMA_OUTDATED' },
-    );
-  }
+  const plan = planMigrations(
+    label,
+    rows.map((r) => r.version),
+    migrations,
+    apply,
+  );
   if (!hasTable) db.exec(CREATE_TABLE);
   const record = db.prepare(
     'INSERT INTO weft_migrations (version, name, applied_at) VALUES (?, ?, ?)',
   );
-  for (const m of pending) {
+  for (const m of plan.pending) {
     db.exec(m.sql);
     record.run(m.version, m.name, now);
   }
-  return { from: current, to: Math.max(current, latest), applied: pending.map((m) => m.name) };
+  return migrationReport(plan);
 }

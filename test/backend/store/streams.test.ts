@@ -43,6 +43,14 @@ describe('append, peek and count', () => {
     expect(await store.countMessages()).toBe(4);
     expect(await store.peek('s', 2)).toHaveLength(2);
   });
+
+  it('reads page sizes the same way on every store: whole, never negative', async () => {
+    await appendN(3);
+    expect(await store.peek('s', 2.7)).toHaveLength(2);
+    expect(await store.peek('s', 0)).toEqual([]);
+    expect(await store.peek('s', -1)).toEqual([]);
+    expect(await store.listDeadLetters('s', -1)).toEqual([]);
+  });
 });
 
 describe('claim', () => {

@@ -8,10 +8,10 @@
  * its delay ends), and while it is held, its lease end. So "claimable" is one index range,
  * `stream = $1 AND available_at <= $now`, for new, released and expired messages alike.
  */
-import type { PostgresMigration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** The initial schema: jobs, definitions, counters, activities, streams, timers, signals. */
-export const initial: PostgresMigration = {
+export const initial: Migration = {
   version: 1,
   name: 'initial',
   sql: `

@@ -2,10 +2,10 @@
  * PostgreSQL migration 0002: when an activity started and when it ended (epoch ms, null
  * until then), so `weft status` can show them.
  */
-import type { PostgresMigration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** Adds `started_at` and `finished_at` to activities. */
-export const activityTimes: PostgresMigration = {
+export const activityTimes: Migration = {
   version: 2,
   name: 'activity-times',
   sql: `

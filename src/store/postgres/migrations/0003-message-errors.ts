@@ -3,10 +3,10 @@
  * (JSON, null until then), kept with it when it is dead-lettered, so a dead letter says
  * why it kept failing.
  */
-import type { PostgresMigration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** Adds `last_error` to messages and dead letters. */
-export const messageErrors: PostgresMigration = {
+export const messageErrors: Migration = {
   version: 3,
   name: 'message-errors',
   sql: `

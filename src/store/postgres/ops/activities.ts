@@ -1,11 +1,11 @@
 /**
  * PostgreSQL activity data: one row per (job, activity, dimension), upserted in one
- * statement so that fields a write leaves out keep their stored values (defaults: status
- * `PENDING`, input, output and error null, attempt 0, no start or finish time).
+ * statement by the rule of {@link ../../activity-write.ts}.
  */
+import { activityRow } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import type { ActivityKey } from '../../store.js';
-import { type Db, has, sql, toJson } from './context.js';
+import { type Db, sql, toJson } from './context.js';
 
 interface ActivityRow {
   job: string;
@@ -36,9 +36,6 @@ function toActivity(row: ActivityRow): ActivityRecord {
     updatedAt: row.updated_at,
   };
 }
-
-/** The status of an activity written without one. */
-export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
 
 const COLUMNS =
   'job, activity, dimension, status, input, output, error, attempt, started_at, finished_at, updated_at';
@@ -123,25 +120,26 @@ const UPSERT_MANY = sql(
 export const activities = {
   /** Upserts an activity's data. */
   async putActivity(db: Db, write: ActivityWrite): Promise<void> {
+    const row = activityRow(write);
     await db.count(UPSERT, [
-      write.job,
-      write.activity,
-      write.dimension ?? '',
-      write.status ?? DEFAULT_ACTIVITY_STATUS,
-      toJson(write.input),
-      toJson(write.output),
-      write.error ? JSON.stringify(write.error) : null,
-      write.attempt ?? 0,
+      row.job,
+      row.activity,
+      row.dimension,
+      row.status,
+      toJson(row.input),
+      toJson(row.output),
+      row.error ? JSON.stringify(row.error) : null,
+      row.attempt,
       db.clock.now(),
-      has(write, 'status'),
-      has(write, 'input'),
-      has(write, 'output'),
-      has(write, 'error'),
-      has(write, 'attempt'),
-      write.startedAt ?? null,
-      write.finishedAt ?? null,
-      has(write, 'startedAt'),
-      has(write, 'finishedAt'),
+      row.sets.status,
+      row.sets.input,
+      row.sets.output,
+      row.sets.error,
+      row.sets.attempt,
+      row.startedAt,
+      row.finishedAt,
+      row.sets.startedAt,
+      row.sets.finishedAt,
     ]);
   },
 
@@ -178,25 +176,26 @@ export const activities = {
   /** Upserts several activities in one statement (each key once). */
   async putActivities(db: Db, writes: ActivityWrite[]): Promise<void> {
     if (writes.length === 0) return;
-    const column = <T>(f: (w: ActivityWrite) => T) => writes.map(f);
+    const rows = writes.map(activityRow);
+    const column = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
     await db.count(UPSERT_MANY, [
-      column((w) => w.job),
-      column((w) => w.activity),
-      column((w) => w.dimension ?? ''),
-      column((w) => w.status ?? DEFAULT_ACTIVITY_STATUS),
-      column((w) => toJson(w.input)),
-      column((w) => toJson(w.output)),
-      column((w) => (w.error ? JSON.stringify(w.error) : null)),
-      column((w) => w.attempt ?? 0),
-      column((w) => w.startedAt ?? null),
-      column((w) => w.finishedAt ?? null),
-      column((w) => has(w, 'status')),
-      column((w) => has(w, 'input')),
-      column((w) => has(w, 'output')),
-      column((w) => has(w, 'error')),
-      column((w) => has(w, 'attempt')),
-      column((w) => has(w, 'startedAt')),
-      column((w) => has(w, 'finishedAt')),
+      column((r) => r.job),
+      column((r) => r.activity),
+      column((r) => r.dimension),
+      column((r) => r.status),
+      column((r) => toJson(r.input)),
+      column((r) => toJson(r.output)),
+      column((r) => (r.error ? JSON.stringify(r.error) : null)),
+      column((r) => r.attempt),
+      column((r) => r.startedAt),
+      column((r) => r.finishedAt),
+      column((r) => r.sets.status),
+      column((r) => r.sets.input),
+      column((r) => r.sets.output),
+      column((r) => r.sets.error),
+      column((r) => r.sets.attempt),
+      column((r) => r.sets.startedAt),
+      column((r) => r.sets.finishedAt),
       db.clock.now(),
     ]);
   },

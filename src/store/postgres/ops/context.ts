@@ -83,8 +83,3 @@ export function ms(value: number): number {
 export function toRowId(id: string): string | undefined {
   return /^[1-9][0-9]{0,17}$/.test(id) ? id : undefined;
 }
-
-/** True when the caller gave the field (even as null), false when it left it out. */
-export function has(obj: object, field: string): boolean {
-  return field in obj && (obj as Record<string, unknown>)[field] !== undefined;
-}

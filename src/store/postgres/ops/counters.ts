@@ -4,13 +4,10 @@
  * `INSERT … ON CONFLICT DO UPDATE … RETURNING` per add: concurrent adds from any number of
  * processes serialize on the row and none is lost.
  */
+import { counterKey, counterName } from '../../counter-key.js';
 import type { CounterRef } from '../../records.js';
 import type { CounterAdd } from '../../store.js';
 import { type Db, sql } from './context.js';
-
-function keyOf(ref: CounterRef): [string, string, string, string] {
-  return [ref.job, ref.activity ?? '', ref.dimension ?? '', ref.field];
-}
 
 const ADD = sql(
   'counter_add',
@@ -66,7 +63,7 @@ const ADD_MANY = sql(
 function columns(refs: CounterRef[]): [string[], string[], string[], string[]] {
   const out: [string[], string[], string[], string[]] = [[], [], [], []];
   for (const ref of refs) {
-    const key = keyOf(ref);
+    const key = counterKey(ref);
     for (let i = 0; i < 4; i++) out[i]?.push(key[i] as string);
   }
   return out;
@@ -82,7 +79,11 @@ function inOrder(count: number, rows: { n: string; value: string }[]): (bigint |
 export const counters = {
   /** Adds `delta` (starting from `initial`, or 0, when absent) and returns the new value. */
   async addCounter(db: Db, ref: CounterRef, delta: bigint, initial?: bigint): Promise<bigint> {
-    const values = [...keyOf(ref), delta.toString(), initial === undefined ? null : `${initial}`];
+    const values = [
+      ...counterKey(ref),
+      delta.toString(),
+      initial === undefined ? null : `${initial}`,
+    ];
     const [row] = await db.rows<{ value: string }>(ADD, values);
     return BigInt(row?.value ?? '0');
   },
@@ -123,7 +124,7 @@ export const counters = {
 
   /** Reads a counter. */
   async getCounter(db: Db, ref: CounterRef): Promise<bigint | undefined> {
-    const [row] = await db.rows<{ value: string }>(GET, keyOf(ref));
+    const [row] = await db.rows<{ value: string }>(GET, counterKey(ref));
     return row ? BigInt(row.value) : undefined;
   },
 
@@ -136,11 +137,7 @@ export const counters = {
       value: string;
     }>(LIST, [job]);
     const out = new Map<string, bigint>();
-    for (const row of rows) {
-      const name =
-        row.activity === '' ? row.field : `${row.activity}/${row.dimension}/${row.field}`;
-      out.set(name, BigInt(row.value));
-    }
+    for (const row of rows) out.set(counterName(row), BigInt(row.value));
     return out;
   },
 };

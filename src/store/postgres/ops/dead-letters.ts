@@ -5,6 +5,7 @@
  * delivery count reset, sending the stream's notice.
  */
 import type { DeadLetter, ErrorRecord, Json } from '../../records.js';
+import { countOption, DEFAULT_PAGE } from '../../stream-options.js';
 import { type Db, sql, toRowId } from './context.js';
 
 interface DeadLetterRow {
@@ -68,11 +69,12 @@ const REQUEUE = sql(
 /** Dead-letter operations. */
 export const deadLetters = {
   /** Dead letters in id order, of one stream or all. */
-  async listDeadLetters(db: Db, stream?: string, limit = 100): Promise<DeadLetter[]> {
+  async listDeadLetters(db: Db, stream?: string, limit?: number): Promise<DeadLetter[]> {
+    const page = countOption(limit, DEFAULT_PAGE);
     const rows =
       stream === undefined
-        ? await db.rows<DeadLetterRow>(DEAD_ALL, [Math.max(0, Math.floor(limit))])
-        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, Math.max(0, Math.floor(limit))]);
+        ? await db.rows<DeadLetterRow>(DEAD_ALL, [page])
+        : await db.rows<DeadLetterRow>(DEAD_ONE, [stream, page]);
     return rows.map(toDeadLetter);
   },
 

@@ -1,11 +1,14 @@
 /**
- * PostgreSQL definition operations: store a (workflow, version) once — the same
- * definition again (compared as canonical JSON, key order ignored) returns the stored
- * record, a different one is a {@link DefinitionConflictError} — and read one version,
- * the newest, or the newest of every workflow.
+ * PostgreSQL definition operations: store a (workflow, version) once, by the rule of
+ * {@link ../../definition-version.ts}, and read one version, the newest, or the newest of
+ * every workflow.
  */
-import { canonicalJson } from '../../../core/canonical-json.js';
 import { DefinitionConflictError } from '../../../core/errors.js';
+import {
+  checkSameDefinition,
+  definitionText,
+  type NewDefinition,
+} from '../../definition-version.js';
 import type { DefinitionRecord, Json } from '../../records.js';
 import { type Db, sql } from './context.js';
 
@@ -55,17 +58,15 @@ const SELECT_ALL = sql(
 /** Definition operations. */
 export const definitions = {
   /** Stores a version once; the same definition again returns the stored record. */
-  async putDefinition(db: Db, def: Omit<DefinitionRecord, 'createdAt'>): Promise<DefinitionRecord> {
-    const definition = canonicalJson(def.definition);
+  async putDefinition(db: Db, def: NewDefinition): Promise<DefinitionRecord> {
+    const definition = definitionText(def);
     const createdAt = db.clock.now();
     const source = def.source ?? null;
     const values = [def.workflow, def.version, def.model, definition, source, createdAt];
     if ((await db.count(INSERT, values)) === 1) return { ...def, source, createdAt };
     const [existing] = await db.rows<DefinitionRow>(SELECT_ONE, [def.workflow, def.version]);
     if (!existing) throw new DefinitionConflictError(def.workflow, def.version);
-    if (existing.definition_text !== definition || existing.model !== def.model) {
-      throw new DefinitionConflictError(def.workflow, def.version);
-    }
+    checkSameDefinition({ model: existing.model, text: existing.definition_text }, def);
     return toDefinition(existing);
   },
 

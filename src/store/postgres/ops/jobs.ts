@@ -5,10 +5,12 @@
  * statement, so other processes hear it only after the commit.
  */
 import { NotFoundError } from '../../../core/errors.js';
-import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
-import { newJobRecord } from '../../job-record.js';
+import type { FlowState } from '../../../core/states.js';
+import { jobMove } from '../../job-move.js';
+import { jobQuery } from '../../job-query.js';
+import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
-import { type Db, has, ms, type Statement, sql, toJson } from './context.js';
+import { type Db, ms, type Statement, sql, toJson } from './context.js';
 
 interface JobRow {
   id: string;
@@ -84,16 +86,17 @@ const PATCH = sql(
 );
 
 function patchValues(id: string, patch: JobPatch, now: number): unknown[] {
+  const row = jobPatchRow(patch);
   return [
     id,
-    has(patch, 'output'),
-    toJson(patch.output),
-    has(patch, 'error'),
-    patch.error ? JSON.stringify(patch.error) : null,
-    has(patch, 'context'),
-    toJson(patch.context),
-    has(patch, 'finishedAt'),
-    patch.finishedAt == null ? null : ms(patch.finishedAt),
+    row.sets.output,
+    toJson(row.output),
+    row.sets.error,
+    row.error ? JSON.stringify(row.error) : null,
+    row.sets.context,
+    toJson(row.context),
+    row.sets.finishedAt,
+    row.finishedAt === null ? null : ms(row.finishedAt),
     now,
   ];
 }
@@ -150,12 +153,12 @@ export const jobs = {
     to: FlowState,
     patch: JobPatch = {},
   ): Promise<boolean> {
-    if (transition('flow', from, to, id) !== 'move') return false;
-    const final = isFinalFlowState(to);
+    const move = jobMove(id, from, to);
+    if (!move) return false;
     const values = patchValues(id, patch, db.clock.now());
-    const moved = await db.count(MOVE, [...values, from, to, final]);
+    const moved = await db.count(MOVE, [...values, from, to, move.final]);
     if (moved !== 1) return false;
-    if (final) db.notify(`job:${id}`);
+    if (move.notice) db.notify(move.notice);
     return true;
   },
 
@@ -167,31 +170,29 @@ export const jobs = {
 
   /** Lists jobs by filter in id order (newest first with `descending`). */
   async listJobs(db: Db, filter: JobFilter = {}): Promise<JobRecord[]> {
+    const query = jobQuery(filter);
+    if (!query) return [];
     const where: string[] = [];
     const values: unknown[] = [];
     const param = (value: unknown) => {
       values.push(value);
       return `$${values.length}`;
     };
-    if (filter.state !== undefined) {
-      const states = Array.isArray(filter.state) ? filter.state : [filter.state];
-      if (states.length === 0) return [];
-      where.push(`state = ANY(${param(states)}::text[])`);
+    if (query.states) where.push(`state = ANY(${param(query.states)}::text[])`);
+    if (query.workflow !== undefined) where.push(`workflow = ${param(query.workflow)}`);
+    if (query.parentId !== undefined) where.push(`parent_id = ${param(query.parentId)}`);
+    if (query.createdFrom !== undefined) {
+      where.push(`created_at >= ${param(query.createdFrom)}::bigint`);
     }
-    if (filter.workflow !== undefined) where.push(`workflow = ${param(filter.workflow)}`);
-    if (filter.parentId !== undefined) where.push(`parent_id = ${param(filter.parentId)}`);
-    if (filter.createdAfter !== undefined) {
-      where.push(`created_at >= ${param(Math.ceil(filter.createdAfter))}::bigint`);
+    if (query.createdBefore !== undefined) {
+      where.push(`created_at < ${param(query.createdBefore)}::bigint`);
     }
-    if (filter.createdBefore !== undefined) {
-      where.push(`created_at < ${param(Math.ceil(filter.createdBefore))}::bigint`);
+    if (query.after !== undefined) {
+      where.push(`id ${query.descending ? '<' : '>'} ${param(query.after)}`);
     }
-    if (filter.after !== undefined) {
-      where.push(`id ${filter.descending ? '<' : '>'} ${param(filter.after)}`);
-    }
-    const limit = param(Math.max(0, Math.floor(filter.limit ?? 100)));
+    const limit = param(query.limit);
     const text = `SELECT ${COLUMNS} FROM weft_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id ${filter.descending ? 'DESC' : 'ASC'} LIMIT ${limit}`;
+      ORDER BY id ${query.descending ? 'DESC' : 'ASC'} LIMIT ${limit}`;
     let statement = listings.get(text);
     if (!statement) {
       statement = sql(`job_list_${listings.size}`, text);

@@ -1,33 +1,41 @@
 /**
- * PostgreSQL signals: waiters and the signal buffer (Zenaton's buffer: a signal that comes
- * before its waiter is kept, for `ttlMs`, default 7 days, and handed to the waiter when it
- * registers). Registering and delivering take a transaction-level advisory lock on the
- * key first, so a waiter and its signal arriving at once in two processes always meet:
- * one of them sees the other's committed row.
+ * PostgreSQL signals: the waiter and signal-buffer tables behind the rules of
+ * {@link ../../signal-delivery.ts}. Registering and delivering take a transaction-level
+ * advisory lock on the key first, so a waiter and its signal arriving at once in two
+ * processes always meet: one of them sees the other's committed row.
  */
-import type { Json, NewMessage, NewWaiter, SignalOutcome } from '../../records.js';
+import type { Json, NewWaiter, SignalOutcome } from '../../records.js';
+import {
+  type StoredWaiter,
+  signalExpiry,
+  signalMessage,
+  storedWaiter,
+  waiterMessage,
+} from '../../signal-delivery.js';
 import { type Db, ms, sql, toJson } from './context.js';
 import { streams } from './streams.js';
-
-/** How long a signal with no waiter is kept when the caller does not say: 7 days. */
-export const DEFAULT_SIGNAL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The advisory-lock class of signal keys (the other key is the key's hash). */
 const SIGNAL_LOCK_CLASS = 0x77656674; // 'weft'
 
 interface WaiterRow {
+  key: string;
+  job: string | null;
   stream: string;
   message_job: string | null;
   payload: Json;
   available_at: number | null;
 }
 
-/** The waiter's payload with the signal's data added as `signal` (wrapped when not an object). */
-export function withSignal(payload: Json, data: Json): Json {
-  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
-    return { ...payload, signal: data };
-  }
-  return { payload, signal: data };
+function toWaiter(row: WaiterRow): StoredWaiter {
+  return {
+    key: row.key,
+    job: row.job,
+    stream: row.stream,
+    messageJob: row.message_job,
+    payload: row.payload,
+    availableAt: row.available_at,
+  };
 }
 
 const LOCK = sql(
@@ -45,7 +53,7 @@ const PUT_WAITER = sql(
 const TAKE_WAITER = sql(
   'waiter_take',
   `DELETE FROM weft_waiters WHERE key = $1
-   RETURNING stream, message_job, payload, available_at`,
+   RETURNING key, job, stream, message_job, payload, available_at`,
 );
 const REMOVE_WAITER = sql('waiter_remove', 'DELETE FROM weft_waiters WHERE key = $1');
 // Prunes expired signals and takes the oldest live one for the key, in one statement.
@@ -74,20 +82,17 @@ export const signals = {
     await db.rows(LOCK, [waiter.key]);
     const [buffered] = await db.rows<{ data: Json }>(TAKE_SIGNAL, [waiter.key, now]);
     if (buffered) {
-      const payload = withSignal(waiter.message.payload, buffered.data);
-      return {
-        status: 'delivered',
-        messageId: await streams.appendOne(db, waiter.message, payload),
-      };
+      const message = signalMessage(waiter.message, buffered.data);
+      return { status: 'delivered', messageId: await streams.appendOne(db, message) };
     }
-    const m = waiter.message;
+    const w = storedWaiter(waiter);
     await db.count(PUT_WAITER, [
-      waiter.key,
-      waiter.job ?? null,
-      m.stream,
-      m.job ?? null,
-      toJson(m.payload),
-      m.availableAt == null ? null : ms(m.availableAt),
+      w.key,
+      w.job,
+      w.stream,
+      w.messageJob,
+      toJson(w.payload),
+      w.availableAt === null ? null : ms(w.availableAt),
       now,
     ]);
     return { status: 'buffered' };
@@ -109,17 +114,10 @@ export const signals = {
     await db.rows(LOCK, [key]);
     const [row] = await db.rows<WaiterRow>(TAKE_WAITER, [key]);
     if (row) {
-      const message: NewMessage = {
-        stream: row.stream,
-        job: row.message_job,
-        payload: null,
-        ...(row.available_at === null ? {} : { availableAt: row.available_at }),
-      };
-      const payload = withSignal(row.payload, data);
-      return { status: 'delivered', messageId: await streams.appendOne(db, message, payload) };
+      const message = signalMessage(waiterMessage(toWaiter(row)), data);
+      return { status: 'delivered', messageId: await streams.appendOne(db, message) };
     }
-    const ttl = ms(Math.max(0, options.ttlMs ?? DEFAULT_SIGNAL_TTL_MS));
-    await db.count(BUFFER, [key, toJson(data), now, now + ttl]);
+    await db.count(BUFFER, [key, toJson(data), now, ms(signalExpiry(now, options.ttlMs))]);
     return { status: 'buffered' };
   },
 };

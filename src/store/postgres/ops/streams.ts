@@ -10,6 +10,7 @@
  * other processes hear of them only after the commit.
  */
 import type { ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
+import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
 import { type Db, ms, sql, toJson, toRowId } from './context.js';
 
 interface MessageRow {
@@ -205,7 +206,7 @@ export const streams = {
       claimed.map((m) => m.job ?? null),
       claimed.map((m) => toJson(m.payload)),
       claimed.map((m) => m.claim?.consumer as string),
-      claimed.map((m) => ms(now + Math.max(0, m.claim?.leaseMs ?? 0))),
+      claimed.map((m) => ms(after(now, m.claim?.leaseMs))),
       now,
     ]);
     const claimedIds = rows.map((r) => String(r.id));
@@ -214,9 +215,9 @@ export const streams = {
     return messages.map((m) => (m.claim ? claimedIds[c++] : freeIds[f++]) as string);
   },
 
-  /** Appends one message with a payload already built (timers and signals use it). */
-  async appendOne(db: Db, message: NewMessage, payload: Json = message.payload): Promise<string> {
-    const [id] = await streams.append(db, [{ ...message, payload }]);
+  /** Appends one message (signals use it). */
+  async appendOne(db: Db, message: NewMessage): Promise<string> {
+    const [id] = await streams.append(db, [message]);
     return id as string;
   },
 
@@ -229,15 +230,12 @@ export const streams = {
     stream: string,
     options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
   ): Promise<StreamMessage[]> {
-    let want = Math.floor(options.max ?? 1);
-    const maxDeliveries =
-      options.maxDeliveries === undefined
-        ? NEVER
-        : Math.min(NEVER, Math.max(0, Math.floor(options.maxDeliveries)));
+    let want = countOption(options.max, 1);
+    const maxDeliveries = Math.min(NEVER, deliveryLimit(options.maxDeliveries) ?? NEVER);
     const out: StreamMessage[] = [];
     while (want > 0) {
       const now = db.clock.now();
-      const until = ms(now + Math.max(0, options.leaseMs));
+      const until = ms(after(now, options.leaseMs));
       const rows = await db.rows<MessageRow & { buried: number }>(CLAIM, [
         stream,
         now,
@@ -279,7 +277,7 @@ export const streams = {
   ): Promise<string[]> {
     const wanted = rowIds(ids);
     if (wanted.length === 0) return [];
-    const until = ms(db.clock.now() + Math.max(0, leaseMs));
+    const until = ms(after(db.clock.now(), leaseMs));
     const rows = await db.rows<{ id: number }>(EXTEND, [until, stream, consumer, wanted]);
     const held = new Set(rows.map((r) => String(r.id)));
     return ids.filter((id) => held.has(id));
@@ -296,7 +294,7 @@ export const streams = {
   ): Promise<boolean> {
     const rowId = toRowId(id);
     if (rowId === undefined) return false;
-    const at = ms(db.clock.now() + Math.max(0, delayMs));
+    const at = ms(after(db.clock.now(), delayMs));
     const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
     const released = (await db.count(RELEASE, [at, rowId, stream, consumer, error])) === 1;
     if (released) db.notify(`stream:${stream}`);
@@ -315,10 +313,7 @@ export const streams = {
     stream: string,
     options: { maxDeliveries?: number } = {},
   ): Promise<{ reclaimed: number; deadLettered: number }> {
-    const max =
-      options.maxDeliveries === undefined
-        ? NEVER
-        : Math.min(NEVER, Math.max(0, Math.floor(options.maxDeliveries)));
+    const max = Math.min(NEVER, deliveryLimit(options.maxDeliveries) ?? NEVER);
     const [row] = await db.rows<{ buried: number; freed: number }>(RECLAIM, [
       stream,
       db.clock.now(),
@@ -339,9 +334,8 @@ export const streams = {
   },
 
   /** Reads messages in id order without claiming them. */
-  async peek(db: Db, stream: string, limit = 100): Promise<StreamMessage[]> {
-    return (await db.rows<MessageRow>(PEEK, [stream, Math.max(0, Math.floor(limit))])).map(
-      toMessage,
-    );
+  async peek(db: Db, stream: string, limit?: number): Promise<StreamMessage[]> {
+    const rows = await db.rows<MessageRow>(PEEK, [stream, countOption(limit, DEFAULT_PAGE)]);
+    return rows.map(toMessage);
   },
 };

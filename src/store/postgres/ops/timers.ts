@@ -5,6 +5,7 @@
  * processes fire timers, and none of them waits on another.
  */
 import type { FiredTimer, NewTimer } from '../../records.js';
+import { countOption, DEFAULT_PAGE } from '../../stream-options.js';
 import { type Db, ms, sql, toJson } from './context.js';
 
 const UPSERT = sql(
@@ -59,11 +60,12 @@ export const timers = {
   },
 
   /** Fires up to `max` timers due at `now`, oldest first. */
-  async fireDueTimers(db: Db, now: number, max = 100): Promise<FiredTimer[]> {
-    if (max <= 0) return [];
+  async fireDueTimers(db: Db, now: number, max?: number): Promise<FiredTimer[]> {
+    const batch = countOption(max, DEFAULT_PAGE);
+    if (batch === 0) return [];
     const rows = await db.rows<{ key: string; at: number; id: number; stream: string }>(FIRE, [
       ms(now),
-      Math.floor(max),
+      batch,
       db.clock.now(),
     ]);
     for (const row of rows) db.notify(`stream:${row.stream}`);

@@ -4,7 +4,7 @@
  * whose rows carry JSON documents keep a rowid (large rows); small keyed rows (counters,
  * timers, waiters) are WITHOUT ROWID.
  */
-import type { Migration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** The initial schema: jobs, definitions, counters, activities, streams, timers, signals. */
 export const initial: Migration = {

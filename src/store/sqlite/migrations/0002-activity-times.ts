@@ -2,7 +2,7 @@
  * SQLite migration 0002: when an activity started and when it ended (epoch ms, null
  * until then), so `weft status` can show them.
  */
-import type { Migration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** Adds `started_at` and `finished_at` to activities. */
 export const activityTimes: Migration = {

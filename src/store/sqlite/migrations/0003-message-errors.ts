@@ -3,7 +3,7 @@
  * (JSON, null until then), kept with it when it is dead-lettered, so a dead letter says
  * why it kept failing.
  */
-import type { Migration } from './index.js';
+import type { Migration } from '../../migration-plan.js';
 
 /** Adds `last_error` to messages and dead letters. */
 export const messageErrors: Migration = {

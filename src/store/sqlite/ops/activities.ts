@@ -1,16 +1,10 @@
 /**
- * SQLite activity data: one row per (job, activity, dimension), upserted so that fields
- * a write leaves out keep their stored values.
+ * SQLite activity data: one row per (job, activity, dimension), upserted by the rule of
+ * {@link ../../activity-write.ts}.
  */
+import { activityRow } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord } from '../../records.js';
-import {
-  fromJson,
-  fromJsonOrNull,
-  has,
-  type OpsContext,
-  type Statement,
-  toJson,
-} from './context.js';
+import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
 
 interface ActivityRow {
   job: string;
@@ -41,9 +35,6 @@ function toActivity(row: ActivityRow): ActivityRecord {
     updatedAt: row.updated_at,
   };
 }
-
-/** The status of an activity written without one. */
-export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
 
 /** Activity operations on one connection. */
 export class SqliteActivities {
@@ -77,25 +68,27 @@ export class SqliteActivities {
 
   /** Upserts an activity's data. */
   putActivity(write: ActivityWrite): void {
+    const row = activityRow(write);
+    const flag = (set: boolean) => (set ? 1 : 0);
     this.upsert.run({
-      job: write.job,
-      activity: write.activity,
-      dimension: write.dimension ?? '',
-      status: write.status ?? DEFAULT_ACTIVITY_STATUS,
-      input: toJson(write.input),
-      output: toJson(write.output),
-      error: write.error ? JSON.stringify(write.error) : null,
-      attempt: write.attempt ?? 0,
-      started_at: write.startedAt ?? null,
-      finished_at: write.finishedAt ?? null,
+      job: row.job,
+      activity: row.activity,
+      dimension: row.dimension,
+      status: row.status,
+      input: toJson(row.input),
+      output: toJson(row.output),
+      error: row.error ? JSON.stringify(row.error) : null,
+      attempt: row.attempt,
+      started_at: row.startedAt,
+      finished_at: row.finishedAt,
       now: this.ctx.clock.now(),
-      has_status: has(write, 'status'),
-      has_input: has(write, 'input'),
-      has_output: has(write, 'output'),
-      has_error: has(write, 'error'),
-      has_attempt: has(write, 'attempt'),
-      has_started_at: has(write, 'startedAt'),
-      has_finished_at: has(write, 'finishedAt'),
+      has_status: flag(row.sets.status),
+      has_input: flag(row.sets.input),
+      has_output: flag(row.sets.output),
+      has_error: flag(row.sets.error),
+      has_attempt: flag(row.sets.attempt),
+      has_started_at: flag(row.sets.startedAt),
+      has_finished_at: flag(row.sets.finishedAt),
     });
   }
 

@@ -33,8 +33,3 @@ export function fromJson<T = Json>(text: string): T {
 export function fromJsonOrNull<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
-
-/** 1 when the caller gave the field (even as null), 0 when it left it out. */
-export function has(obj: object, field: string): 0 | 1 {
-  return field in obj && (obj as Record<string, unknown>)[field] !== undefined ? 1 : 0;
-}

@@ -3,12 +3,9 @@
  * text and added with `bigint` inside the transaction, which SQLite's single writer
  * makes atomic. A 200-digit collation key adds exactly.
  */
+import { counterKey, counterName } from '../../counter-key.js';
 import type { CounterRef } from '../../records.js';
 import type { OpsContext, Statement } from './context.js';
-
-function keyOf(ref: CounterRef): [string, string, string, string] {
-  return [ref.job, ref.activity ?? '', ref.dimension ?? '', ref.field];
-}
 
 /** Counter operations on one connection. */
 export class SqliteCounters {
@@ -33,7 +30,7 @@ export class SqliteCounters {
 
   /** Adds `delta` (starting from `initial`, or 0, when absent) and returns the new value. */
   addCounter(ref: CounterRef, delta: bigint, initial?: bigint): bigint {
-    const key = keyOf(ref);
+    const key = counterKey(ref);
     const stored = this.select.get(...key) as string | undefined;
     const value = (stored === undefined ? (initial ?? 0n) : BigInt(stored)) + delta;
     this.upsert.run(...key, value.toString());
@@ -42,7 +39,7 @@ export class SqliteCounters {
 
   /** Reads a counter. */
   getCounter(ref: CounterRef): bigint | undefined {
-    const stored = this.select.get(...keyOf(ref)) as string | undefined;
+    const stored = this.select.get(...counterKey(ref)) as string | undefined;
     return stored === undefined ? undefined : BigInt(stored);
   }
 
@@ -75,11 +72,7 @@ export class SqliteCounters {
       field: string;
       value: string;
     }[];
-    for (const row of rows) {
-      const name =
-        row.activity === '' ? row.field : `${row.activity}/${row.dimension}/${row.field}`;
-      out.set(name, BigInt(row.value));
-    }
+    for (const row of rows) out.set(counterName(row), BigInt(row.value));
     return out;
   }
 }

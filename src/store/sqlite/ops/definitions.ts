@@ -1,10 +1,13 @@
 /**
- * SQLite definition operations: store a (workflow, version) once — the same definition
- * again is a no-op, a different one a {@link DefinitionConflictError} — and read one
- * version, the newest, or the newest of every workflow.
+ * SQLite definition operations: store a (workflow, version) once, by the rule of
+ * {@link ../../definition-version.ts}, and read one version, the newest, or the newest of
+ * every workflow.
  */
-import { canonicalJson } from '../../../core/canonical-json.js';
-import { DefinitionConflictError } from '../../../core/errors.js';
+import {
+  checkSameDefinition,
+  definitionText,
+  type NewDefinition,
+} from '../../definition-version.js';
 import type { DefinitionRecord } from '../../records.js';
 import { fromJson, type OpsContext, type Statement } from './context.js';
 
@@ -52,13 +55,11 @@ export class SqliteDefinitions {
   }
 
   /** Stores a version once; the same definition again returns the stored record. */
-  putDefinition(def: Omit<DefinitionRecord, 'createdAt'>): DefinitionRecord {
-    const definition = canonicalJson(def.definition);
+  putDefinition(def: NewDefinition): DefinitionRecord {
+    const definition = definitionText(def);
     const existing = this.selectOne.get(def.workflow, def.version) as DefinitionRow | undefined;
     if (existing) {
-      if (existing.definition !== definition || existing.model !== def.model) {
-        throw new DefinitionConflictError(def.workflow, def.version);
-      }
+      checkSameDefinition({ model: existing.model, text: existing.definition }, def);
       return toDefinition(existing);
     }
     const createdAt = this.ctx.clock.now();

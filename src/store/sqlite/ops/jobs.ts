@@ -3,17 +3,12 @@
  * (checked against the flow machine), patch, and filtered keyset listing.
  */
 import { NotFoundError } from '../../../core/errors.js';
-import { type FlowState, isFinalFlowState, transition } from '../../../core/states.js';
-import { newJobRecord } from '../../job-record.js';
+import type { FlowState } from '../../../core/states.js';
+import { jobMove } from '../../job-move.js';
+import { jobQuery } from '../../job-query.js';
+import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, NewJob } from '../../records.js';
-import {
-  fromJson,
-  fromJsonOrNull,
-  has,
-  type OpsContext,
-  type Statement,
-  toJson,
-} from './context.js';
+import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
 
 interface JobRow {
   id: string;
@@ -52,16 +47,17 @@ function toJob(row: JobRow): JobRecord {
 }
 
 /** Parameters of the patch columns, shared by setJobState and updateJob. */
-function patchParams(patch: JobPatch = {}) {
+function patchParams(patch?: JobPatch) {
+  const row = jobPatchRow(patch);
   return {
-    has_output: has(patch, 'output'),
-    output: toJson(patch.output),
-    has_error: has(patch, 'error'),
-    error: patch.error ? JSON.stringify(patch.error) : null,
-    has_context: has(patch, 'context'),
-    context: toJson(patch.context),
-    has_finished: has(patch, 'finishedAt'),
-    finished_at: patch.finishedAt ?? null,
+    has_output: row.sets.output ? 1 : 0,
+    output: toJson(row.output),
+    has_error: row.sets.error ? 1 : 0,
+    error: row.error ? JSON.stringify(row.error) : null,
+    has_context: row.sets.context ? 1 : 0,
+    context: toJson(row.context),
+    has_finished: row.sets.finishedAt ? 1 : 0,
+    finished_at: row.finishedAt,
   };
 }
 
@@ -127,18 +123,18 @@ export class SqliteJobs {
    * `ignored` (a suspend request on an idle job) write nothing and return false.
    */
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): boolean {
-    if (transition('flow', from, to, id) !== 'move') return false;
-    const final = isFinalFlowState(to);
+    const move = jobMove(id, from, to);
+    if (!move) return false;
     const result = this.move.run({
       ...patchParams(patch),
       id,
       from,
       to,
-      final: final ? 1 : 0,
+      final: move.final ? 1 : 0,
       now: this.ctx.clock.now(),
     });
     if (result.changes !== 1) return false;
-    if (final) this.ctx.notify(`job:${id}`);
+    if (move.notice) this.ctx.notify(move.notice);
     return true;
   }
 
@@ -150,38 +146,37 @@ export class SqliteJobs {
 
   /** Lists jobs by filter in id order (newest first with `descending`). */
   listJobs(filter: JobFilter = {}): JobRecord[] {
+    const query = jobQuery(filter);
+    if (!query) return [];
     const where: string[] = [];
     const params: (string | number)[] = [];
-    if (filter.state !== undefined) {
-      const states = Array.isArray(filter.state) ? filter.state : [filter.state];
-      if (states.length === 0) return [];
-      where.push(`state IN (${states.map(() => '?').join(', ')})`);
-      params.push(...states);
+    if (query.states) {
+      where.push(`state IN (${query.states.map(() => '?').join(', ')})`);
+      params.push(...query.states);
     }
-    if (filter.workflow !== undefined) {
+    if (query.workflow !== undefined) {
       where.push('workflow = ?');
-      params.push(filter.workflow);
+      params.push(query.workflow);
     }
-    if (filter.parentId !== undefined) {
+    if (query.parentId !== undefined) {
       where.push('parent_id = ?');
-      params.push(filter.parentId);
+      params.push(query.parentId);
     }
-    if (filter.createdAfter !== undefined) {
+    if (query.createdFrom !== undefined) {
       where.push('created_at >= ?');
-      params.push(filter.createdAfter);
+      params.push(query.createdFrom);
     }
-    if (filter.createdBefore !== undefined) {
+    if (query.createdBefore !== undefined) {
       where.push('created_at < ?');
-      params.push(filter.createdBefore);
+      params.push(query.createdBefore);
     }
-    if (filter.after !== undefined) {
-      where.push(filter.descending ? 'id < ?' : 'id > ?');
-      params.push(filter.after);
+    if (query.after !== undefined) {
+      where.push(query.descending ? 'id < ?' : 'id > ?');
+      params.push(query.after);
     }
-    const limit = Math.max(0, Math.floor(filter.limit ?? 100));
     const sql = `SELECT * FROM weft_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id ${filter.descending ? 'DESC' : 'ASC'} LIMIT ?`;
-    params.push(limit);
+      ORDER BY id ${query.descending ? 'DESC' : 'ASC'} LIMIT ?`;
+    params.push(query.limit);
     // Filters combine freely: one prepared statement per shape, kept for reuse.
     let statement = this.listing.get(sql);
     if (!statement) {

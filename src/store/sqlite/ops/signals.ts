@@ -1,30 +1,37 @@
 /**
- * SQLite signals: waiters and the signal buffer (Zenaton's buffer: a signal that comes
- * before its waiter is kept, for `ttlMs`, default 7 days, and handed to the waiter when
- * it registers). Expired buffered signals are never delivered and are pruned as signals
- * come and go.
+ * SQLite signals: the waiter and signal-buffer tables behind the rules of
+ * {@link ../../signal-delivery.ts}. Expired buffered signals are never delivered and are
+ * pruned as signals come and go.
  */
-import type { Json, NewMessage, NewWaiter, SignalOutcome } from '../../records.js';
+import type { Json, NewWaiter, SignalOutcome } from '../../records.js';
+import {
+  type StoredWaiter,
+  signalExpiry,
+  signalMessage,
+  storedWaiter,
+  waiterMessage,
+} from '../../signal-delivery.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 import type { SqliteStreams } from './streams.js';
 
-/** How long a signal with no waiter is kept when the caller does not say: 7 days. */
-export const DEFAULT_SIGNAL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
 interface WaiterRow {
   key: string;
+  job: string | null;
   stream: string;
   message_job: string | null;
   payload: string;
   available_at: number | null;
 }
 
-/** The waiter's payload with the signal's data added as `signal` (wrapped when not an object). */
-export function withSignal(payload: Json, data: Json): Json {
-  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
-    return { ...payload, signal: data };
-  }
-  return { payload, signal: data };
+function toWaiter(row: WaiterRow): StoredWaiter {
+  return {
+    key: row.key,
+    job: row.job,
+    stream: row.stream,
+    messageJob: row.message_job,
+    payload: fromJson(row.payload),
+    availableAt: row.available_at,
+  };
 }
 
 /** Signal operations on one connection. */
@@ -68,17 +75,17 @@ export class SqliteSignals {
       | undefined;
     if (buffered) {
       this.st('take').run(buffered.id);
-      const payload = withSignal(waiter.message.payload, fromJson(buffered.data));
-      return { status: 'delivered', messageId: this.streams.appendOne(waiter.message, payload) };
+      const message = signalMessage(waiter.message, fromJson(buffered.data));
+      return { status: 'delivered', messageId: this.streams.appendOne(message) };
     }
-    const m = waiter.message;
+    const w = storedWaiter(waiter);
     this.st('putWaiter').run(
-      waiter.key,
-      waiter.job ?? null,
-      m.stream,
-      m.job ?? null,
-      toJson(m.payload),
-      m.availableAt ?? null,
+      w.key,
+      w.job,
+      w.stream,
+      w.messageJob,
+      toJson(w.payload),
+      w.availableAt,
       now,
     );
     return { status: 'buffered' };
@@ -95,18 +102,11 @@ export class SqliteSignals {
     const row = this.st('getWaiter').get(key) as WaiterRow | undefined;
     if (row) {
       this.st('deleteWaiter').run(key);
-      const message: NewMessage = {
-        stream: row.stream,
-        job: row.message_job,
-        payload: null,
-        ...(row.available_at === null ? {} : { availableAt: row.available_at }),
-      };
-      const payload = withSignal(fromJson(row.payload), data);
-      return { status: 'delivered', messageId: this.streams.appendOne(message, payload) };
+      const message = signalMessage(waiterMessage(toWaiter(row)), data);
+      return { status: 'delivered', messageId: this.streams.appendOne(message) };
     }
     this.st('prune').run(now);
-    const ttl = Math.max(0, options.ttlMs ?? DEFAULT_SIGNAL_TTL_MS);
-    this.st('buffer').run(key, toJson(data), now, now + ttl);
+    this.st('buffer').run(key, toJson(data), now, signalExpiry(now, options.ttlMs));
     return { status: 'buffered' };
   }
 }

@@ -5,6 +5,7 @@
  * the oldest claimable messages (by `available_at`, then id) in one UPDATE … RETURNING.
  */
 import type { DeadLetter, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
+import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 
 interface MessageRow {
@@ -139,7 +140,7 @@ export class SqliteStreams {
     for (const m of messages) {
       if (m.claim) {
         // Already held by its consumer: no notice, nobody else could claim it.
-        const until = now + Math.max(0, m.claim.leaseMs);
+        const until = after(now, m.claim.leaseMs);
         const claimed = insertClaimed.run(
           m.stream,
           m.job ?? null,
@@ -165,9 +166,9 @@ export class SqliteStreams {
     return ids;
   }
 
-  /** Appends one message with a payload already built (timers and signals use it). */
-  appendOne(message: NewMessage, payload: Json = message.payload): string {
-    return this.append([{ ...message, payload }])[0] as string;
+  /** Appends one message (timers, signals and requeued dead letters use it). */
+  appendOne(message: NewMessage): string {
+    return this.append([message])[0] as string;
   }
 
   /** Claims up to `max` claimable messages, dead-lettering those past `maxDeliveries`. */
@@ -175,13 +176,14 @@ export class SqliteStreams {
     stream: string,
     options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
   ): StreamMessage[] {
-    const max = Math.floor(options.max ?? 1);
+    const max = countOption(options.max, 1);
     if (max <= 0) return [];
     const now = this.ctx.clock.now();
-    if (options.maxDeliveries !== undefined) this.bury(stream, now, options.maxDeliveries);
+    const limit = deliveryLimit(options.maxDeliveries);
+    if (limit !== undefined) this.bury(stream, now, limit);
     const rows = this.st('claim').all({
       consumer: options.consumer,
-      until: now + Math.max(0, options.leaseMs),
+      until: after(now, options.leaseMs),
       stream,
       now,
       max,
@@ -190,7 +192,7 @@ export class SqliteStreams {
   }
 
   private bury(stream: string, now: number, maxDeliveries: number): number {
-    const params = { stream, now, max: Math.max(0, Math.floor(maxDeliveries)) };
+    const params = { stream, now, max: maxDeliveries };
     const moved = this.st('buryDue').run(params).changes;
     if (moved > 0) this.st('deleteDue').run(params);
     return moved;
@@ -205,7 +207,7 @@ export class SqliteStreams {
   /** Extends the leases `consumer` still holds; returns those ids. */
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): string[] {
     if (ids.length === 0) return [];
-    const until = this.ctx.clock.now() + Math.max(0, leaseMs);
+    const until = after(this.ctx.clock.now(), leaseMs);
     const rows = this.st('extend')
       .all({ until, stream, consumer, ids: rowIds(ids) })
       .map((r) => String((r as { id: number }).id));
@@ -223,7 +225,7 @@ export class SqliteStreams {
   ): boolean {
     const rowId = toRowId(id);
     if (rowId === undefined) return false;
-    const at = this.ctx.clock.now() + Math.max(0, delayMs);
+    const at = after(this.ctx.clock.now(), delayMs);
     const error = lastError === undefined ? null : toJson(lastError as unknown as Json);
     const released = this.st('release').run(at, error, rowId, stream, consumer).changes === 1;
     if (released) this.ctx.notify(`stream:${stream}`);
@@ -241,8 +243,8 @@ export class SqliteStreams {
     options: { maxDeliveries?: number } = {},
   ): { reclaimed: number; deadLettered: number } {
     const now = this.ctx.clock.now();
-    const deadLettered =
-      options.maxDeliveries === undefined ? 0 : this.bury(stream, now, options.maxDeliveries);
+    const limit = deliveryLimit(options.maxDeliveries);
+    const deadLettered = limit === undefined ? 0 : this.bury(stream, now, limit);
     const reclaimed = this.st('reclaim').run(stream, now).changes;
     if (reclaimed > 0) this.ctx.notify(`stream:${stream}`);
     return { reclaimed, deadLettered };
@@ -256,14 +258,16 @@ export class SqliteStreams {
   }
 
   /** Reads messages in id order without claiming them. */
-  peek(stream: string, limit = 100): StreamMessage[] {
-    return (this.st('peek').all(stream, limit) as MessageRow[]).map(toMessage);
+  peek(stream: string, limit?: number): StreamMessage[] {
+    const rows = this.st('peek').all(stream, countOption(limit, DEFAULT_PAGE));
+    return (rows as MessageRow[]).map(toMessage);
   }
 
   /** Dead letters in id order, of one stream or all. */
-  listDeadLetters(stream?: string, limit = 100): DeadLetter[] {
+  listDeadLetters(stream?: string, limit?: number): DeadLetter[] {
+    const page = countOption(limit, DEFAULT_PAGE);
     const rows =
-      stream === undefined ? this.st('deadAll').all(limit) : this.st('deadOne').all(stream, limit);
+      stream === undefined ? this.st('deadAll').all(page) : this.st('deadOne').all(stream, page);
     return (rows as DeadLetterRow[]).map(toDeadLetter);
   }
 

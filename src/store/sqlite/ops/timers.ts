@@ -4,6 +4,7 @@
  * writer a timer fires once however many processes fire timers.
  */
 import type { FiredTimer, NewTimer } from '../../records.js';
+import { countOption, DEFAULT_PAGE } from '../../stream-options.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 import type { SqliteStreams } from './streams.js';
 
@@ -56,9 +57,10 @@ export class SqliteTimers {
   }
 
   /** Fires up to `max` timers due at `now`, oldest first. */
-  fireDueTimers(now: number, max = 100): FiredTimer[] {
-    if (max <= 0) return [];
-    const rows = this.due.all(now, Math.floor(max)) as TimerRow[];
+  fireDueTimers(now: number, max?: number): FiredTimer[] {
+    const batch = countOption(max, DEFAULT_PAGE);
+    if (batch === 0) return [];
+    const rows = this.due.all(now, batch) as TimerRow[];
     const fired: FiredTimer[] = [];
     for (const row of rows) {
       const messageId = this.streams.appendOne({
