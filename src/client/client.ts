@@ -17,6 +17,7 @@ import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { signalKey } from '../engine/activities/hook.js';
 import { GraphEngine } from '../engine/graph-engine.js';
+import { stateEntry } from '../engine/history.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import { startGraphJob } from '../engine/start-job.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
@@ -24,6 +25,7 @@ import { validateJobInput } from '../graph/job-input.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
+import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
 
 /** Options of a client. */
@@ -82,6 +84,17 @@ export interface Deployment extends DefinitionRecord {
   /** The newest version before this one, when the deploy stored a changed definition. */
   previousVersion?: number;
 }
+
+/** Which entries `Client.history` reads. */
+export interface HistoryOptions {
+  /** Only entries after this `seq`. */
+  afterSeq?: number;
+  /** At most this many (default: all). */
+  limit?: number;
+}
+
+/** How many history lines one read of the store returns. */
+const HISTORY_PAGE = 1000;
 
 /** How many times a deploy re-reads the newest version when another deploy took its number. */
 const DEPLOY_ATTEMPTS = 5;
@@ -354,14 +367,38 @@ export class Client {
     if (!job) throw new NotFoundError('job', jobId);
     if (isFinalFlowState(job.state)) return job;
     if (job.model === 'durable') return this.terminate(jobId);
-    await this.store.setJobState(jobId, job.state, 'FAILURE', {
-      error: { name: 'Cancelled', code: 'CANCELLED', message: `job ${jobId} was cancelled` },
-      finishedAt: this.clock.now(),
+    const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${jobId} was cancelled` };
+    const now = this.clock.now();
+    await this.store.transaction(async (tx) => {
+      // The state move holds the job's row, so its history line cannot race a step's.
+      if (await tx.setJobState(jobId, job.state, 'FAILURE', { error, finishedAt: now })) {
+        await tx.appendHistory([stateEntry(jobId, 'cancel', 'FAILURE', error, now)]);
+      }
     });
     for (const child of await this.store.listJobs({ parentId: jobId, limit: 1000 })) {
       await this.cancel(child.id);
     }
     return (await this.store.getJob(jobId)) as JobRecord;
+  }
+
+  /**
+   * A job's history: one entry per committed step, in order (`seq` 1, 2, 3…) — its
+   * start, each message and inline step (graph) or action and decision (code-first), a
+   * cancel, its end. `NotFoundError` when there is no such job.
+   */
+  async history(jobId: string, options: HistoryOptions = {}): Promise<JobHistoryEntry[]> {
+    if (!(await this.store.getJob(jobId))) throw new NotFoundError('job', jobId);
+    const out: JobHistoryEntry[] = [];
+    let afterSeq = options.afterSeq ?? 0;
+    const wanted = options.limit ?? Number.POSITIVE_INFINITY;
+    while (out.length < wanted) {
+      const limit = Math.min(HISTORY_PAGE, wanted - out.length);
+      const page = await this.store.historyOfJob(jobId, { afterSeq, limit });
+      out.push(...page.map(historyEntryView));
+      if (page.length < limit) break;
+      afterSeq = (page.at(-1) as { seq: number }).seq;
+    }
+    return out;
   }
 
   /** Lists jobs. */

@@ -118,8 +118,8 @@ export class AgentServer {
       leaseMs: options.leaseMs ?? 60_000,
       maxDeliveries: options.maxDeliveries ?? 10,
       clock,
-      durable: new DurableEngine({ clock }),
-      graph: new GraphEngine({ clock }),
+      durable: new DurableEngine({ clock, worker: this.consumer }),
+      graph: new GraphEngine({ clock, worker: this.consumer }),
       remember: 10_000,
     };
     this.maxWaitMs = options.maxWaitMs ?? 60_000;
