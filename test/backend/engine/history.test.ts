@@ -141,7 +141,7 @@ transitions:
     expect(decision?.change.added).toEqual([
       expect.objectContaining({ type: 'task', name: 'reserve' }),
     ]);
-    const work = (decision?.change.added?.[0] as { work: string }).work;
+    const work = (decision?.change.added?.[0] as { work?: string } | undefined)?.work;
     expect(
       history.filter((e) => e.kind === 'task').map((e) => [e.activity, e.change.status]),
     ).toEqual([
