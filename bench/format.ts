@@ -28,3 +28,8 @@ export function formatCell(cell: Cell | undefined, digits?: number): string {
 export function formatMegabytes(bytes: number): string {
   return `${formatNumber(bytes / (1024 * 1024), 1)} MB`;
 }
+
+/** A row's title: its label, and its unit in parentheses when it has one. */
+export function rowTitle(row: { label: string; unit: string }): string {
+  return row.unit ? `${row.label} (${row.unit})` : row.label;
+}

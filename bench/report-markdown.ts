@@ -4,7 +4,7 @@
  * issue sets — and each repetition's raw values.
  */
 import type { SqliteSettings } from './baseline.js';
-import { formatCell, formatNumber } from './format.js';
+import { formatCell, formatNumber, rowTitle } from './format.js';
 import type { MachineInfo } from './machine.js';
 import type { ResultSet, Row } from './results.js';
 import type { Sizes } from './sizes.js';
@@ -99,8 +99,7 @@ function samplesSection(results: ResultSet): string[] {
             : undefined;
         })
         .filter((c) => c !== undefined);
-      if (cells.length)
-        out.push(`- ${scenario.number}. ${row.label} (${row.unit}) — ${cells.join('; ')}`);
+      if (cells.length) out.push(`- ${scenario.number}. ${rowTitle(row)} — ${cells.join('; ')}`);
     }
   }
   return out;
@@ -127,7 +126,7 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     rows.push([`**${scenario.number}. ${scenario.title}**`, ...results.targets.map(() => '')]);
     for (const row of results.rows(scenario)) {
       rows.push([
-        `${row.label} (${row.unit})`,
+        rowTitle(row),
         ...results.targets.map((t) => formatCell(row.cells.get(t), row.digits)),
       ]);
     }
@@ -163,7 +162,7 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     `- Node ${machine.node}. Load average (1 min) ${info.load[0]} at the start, ${info.load[1]} at the end, on ${machine.cores} cores${Math.max(...info.load) > machine.cores ? ' — the machine was busy with other work, so absolute figures are low and noisy; the ratios to the baseline hold up better' : ''}.`,
     `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
     `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
-    `- Workers: concurrency ${settings.concurrency} handlers, engine batch ${settings.batchSize} messages per transaction, lease 30 s; PostgreSQL pool ${settings.workerPool} per worker process, ${settings.driverPool} for the driver. PostgreSQL targets run workers in separate processes (\`bench/worker-process.ts\`); the driver process only starts jobs through the Client and measures.`,
+    `- Workers: concurrency ${settings.concurrency} handlers, engine batch ${settings.batchSize} messages per transaction, lease 30 s; PostgreSQL pool ${settings.workerPool} per worker process, ${settings.driverPool} for the driver. In-process targets (SQLite, PG) run one Worker in the driver's process, sharing its store (on PostgreSQL its pool of ${settings.workerPool}); \`PG, N procs\` targets run workers in separate processes (\`bench/worker-process.ts\`) while the driver only starts jobs through the Client and measures. Profile rows: statements/step counts every store call of the process plus BEGIN and COMMIT per transaction (on PostgreSQL each is a round trip), commits/step the transactions that wrote, round trips/transaction the statements per transaction; in-process targets only. Machine CPU busy is the share of all cores' time not idle during the run (from /proc/stat; it includes PostgreSQL and worker processes).`,
     '- Handlers are no-ops; every figure is weft plus its store.',
     '',
     '## Results',

@@ -2,7 +2,7 @@
  * The table printed on stdout at the end of a run: one column per target, one row per
  * figure, steps/s figures followed by their ratio to the baseline.
  */
-import { formatCell } from './format.js';
+import { formatCell, rowTitle } from './format.js';
 import type { ResultSet } from './results.js';
 import { TARGETS } from './targets.js';
 
@@ -27,7 +27,7 @@ export function renderTable(results: ResultSet): string {
     lines.push([`${scenario.number}. ${scenario.title}`]);
     for (const row of results.rows(scenario)) {
       lines.push([
-        `  ${row.label} (${row.unit})`,
+        `  ${rowTitle(row)}`,
         ...results.targets.map((t) => formatCell(row.cells.get(t), row.digits)),
       ]);
     }

@@ -3,7 +3,7 @@
  * with 1 and 4 worker processes, with a baseline of raw durable writes measured in the
  * same run on the same store, prints a table and rewrites BENCHMARKS.md.
  *
- *   tsx bench/run.ts [--quick] [--runs N] [--only linear,latency] [--targets sqlite,pg-1]
+ *   tsx bench/run.ts [--quick] [--runs N] [--only linear,latency] [--targets sqlite,pg]
  *                    [--postgres-url URL] [--out FILE] [--no-write]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,7 +103,7 @@ async function measureBaseline(
   const url = await env.postgres.createDatabase(
     `bench_baseline_${target.replace('-', '_')}_${rep}`,
   );
-  const connections = spec.processes * env.settings.workerPool;
+  const connections = Math.max(1, spec.processes) * env.settings.workerPool;
   return { result: await postgresBaseline(url, connections, sizes.baselineMs) };
 }
 

@@ -1,8 +1,9 @@
 /**
- * Where a scenario runs: the embedded SQLite store with the worker in the driver's own
- * process (how an embedded user runs weft), or PostgreSQL with 1 or 4 worker processes
+ * Where a scenario runs: the worker in the driver's own process (how an embedded user
+ * runs weft; on SQLite and on PostgreSQL), or PostgreSQL with 1 or 4 worker processes
  * (`bench/worker-process.ts`) while the driver only starts jobs and measures. Every
- * scenario run gets a fresh database, so no run sees another's backlog.
+ * scenario run gets a fresh database, so no run sees another's backlog. In-process
+ * targets count every store call (`profile/counting-store.ts`) for the profile rows.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -16,14 +17,15 @@ import { Worker } from '../src/worker/worker.js';
 import { BenchError } from './bench-error.js';
 import { benchWork } from './bench-handlers.js';
 import type { BenchPostgres } from './postgres-server.js';
+import { countingStore, StoreCounts } from './profile/counting-store.js';
 import type { FromWorker, ToWorker } from './worker-process.js';
 
 /** The stores and process layouts a run can measure. */
-export const TARGET_NAMES = ['sqlite', 'sqlite-1', 'pg-1', 'pg-4'] as const;
+export const TARGET_NAMES = ['sqlite', 'sqlite-1', 'pg', 'pg-1', 'pg-4'] as const;
 /** One of {@link TARGET_NAMES}. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 /** What `npm run bench` measures unless told otherwise. */
-export const DEFAULT_TARGETS: readonly TargetName[] = ['sqlite', 'pg-1', 'pg-4'];
+export const DEFAULT_TARGETS: readonly TargetName[] = ['sqlite', 'pg', 'pg-4'];
 
 /** A store and how many worker processes run against it (0: one worker inside the driver). */
 export interface TargetSpec {
@@ -38,6 +40,7 @@ export interface TargetSpec {
 export const TARGETS: Record<TargetName, TargetSpec> = {
   sqlite: { name: 'sqlite', dialect: 'sqlite', processes: 0, title: 'SQLite (in-process)' },
   'sqlite-1': { name: 'sqlite-1', dialect: 'sqlite', processes: 1, title: 'SQLite, 1 proc' },
+  pg: { name: 'pg', dialect: 'postgres', processes: 0, title: 'PG (in-process)' },
   'pg-1': { name: 'pg-1', dialect: 'postgres', processes: 1, title: 'PG, 1 proc' },
   'pg-4': { name: 'pg-4', dialect: 'postgres', processes: 4, title: 'PG, 4 procs' },
 };
@@ -76,8 +79,10 @@ export interface BenchEnv {
 export interface RunningTarget {
   spec: TargetSpec;
   url: string;
-  /** The driver's store (in-process SQLite: also the worker's). */
+  /** The driver's store (in-process targets: also the worker's, counted). */
   store: Store;
+  /** Every store call of the process, on in-process targets. */
+  counts?: StoreCounts;
   client: Client;
   /** Resident memory of each process that runs a worker, in bytes. */
   workerRss(): Promise<number[]>;
@@ -113,11 +118,14 @@ export async function startTarget(
   } else {
     if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
     url = await env.postgres.createDatabase(label.replace(/[^a-z0-9_]/g, '_'));
-    driverUrl = withPool(url, settings.driverPool);
+    // In one process the Client and the Worker share the worker's pool.
+    driverUrl = withPool(url, spec.processes === 0 ? settings.workerPool : settings.driverPool);
     workerUrl = withPool(url, settings.workerPool);
   }
   // The driver opens first, so migrations run once before any worker starts.
-  const store = await openStore(driverUrl);
+  const opened = await openStore(driverUrl);
+  const counts = spec.processes === 0 ? new StoreCounts() : undefined;
+  const store = counts ? countingStore(opened, counts) : opened;
   const client = new Client(store);
   const children: ChildProcess[] = [];
   let inProcess: Worker | undefined;
@@ -147,8 +155,10 @@ export async function startTarget(
     spec,
     url,
     store,
+    ...(counts && { counts }),
     client,
-    workerConnections: spec.dialect === 'sqlite' ? 1 : spec.processes * settings.workerPool,
+    workerConnections:
+      spec.dialect === 'sqlite' ? 1 : Math.max(1, spec.processes) * settings.workerPool,
     async workerRss() {
       if (spec.processes === 0) return [process.memoryUsage().rss];
       return Promise.all(children.map(askRss));

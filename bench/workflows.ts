@@ -1,8 +1,8 @@
 /**
  * The benchmark workflows, built as documents and compiled like a user's file.
  */
-import { compileWorkflow } from '../src/graph/compile-workflow.js';
-import type { CompiledWorkflow } from '../src/graph/compiled-workflow.js';
+import { compileWorkflow } from '../src/engine/compiler.js';
+import type { CompiledWorkflow } from '../src/engine/kinds/index.js';
 import { NOOP_TASK } from './bench-handlers.js';
 
 function pad(n: number, width: number): string {

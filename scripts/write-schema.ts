@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { workflowJsonSchema } from '../src/graph/workflow-document.js';
+import { workflowJsonSchema } from '../src/engine/compiler.js';
 
 const target = fileURLToPath(new URL('../schema/workflow.schema.json', import.meta.url));
 writeFileSync(target, `${JSON.stringify(workflowJsonSchema(), null, 2)}\n`);

@@ -33,9 +33,9 @@ export {
   type TransitionOptions,
   WorkflowBuilder,
   workflow,
-} from './graph/builder.js';
-export { type CompileOptions, compileWorkflow } from './graph/compile-workflow.js';
-export type { CompiledWorkflow } from './graph/compiled-workflow.js';
+} from './engine/builder.js';
+export { type CompileOptions, compileWorkflow } from './engine/compiler.js';
+export type { CompiledActivity, CompiledWorkflow } from './engine/kinds/index.js';
 export { openStore } from './store/open-store.js';
 export type * from './store/records.js';
 export type { Notice, Store, StoreTx } from './store/store.js';

@@ -7,7 +7,6 @@
  * synchronous_commit=on each wait for a WAL sync. On PostgreSQL every call is a round
  * trip and each transaction adds BEGIN and COMMIT.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Store, StoreTx } from '../../src/store/store.js';
 
 /** Calls that do not write (a direct one is no transaction on SQLite). */
@@ -78,12 +77,18 @@ interface Frame {
 
 /** Wraps `store` so every call is counted in `counts`. */
 export function countingStore(store: Store, counts: StoreCounts): Store {
-  const frames = new AsyncLocalStorage<Frame>();
+  // Each transaction's calls go through its own wrapper, which carries the transaction's
+  // frame: no async context tracking, so counting costs little beside the store's I/O.
   const call =
-    (prefix: string, object: object, name: string, fn: (...a: unknown[]) => unknown) =>
+    (
+      prefix: string,
+      object: object,
+      name: string,
+      fn: (...a: unknown[]) => unknown,
+      frame: Frame | undefined,
+    ) =>
     async (...args: unknown[]) => {
       counts.add(`${prefix}.${name}`);
-      const frame = frames.getStore();
       const result = await fn.apply(object, args);
       const wrote = !READS.has(name) && !changedNothing(name, result);
       if (frame) {
@@ -96,12 +101,12 @@ export function countingStore(store: Store, counts: StoreCounts): Store {
       }
       return result;
     };
-  const wrapTx = (tx: StoreTx): StoreTx =>
+  const wrapTx = (tx: StoreTx, frame: Frame): StoreTx =>
     new Proxy(tx, {
       get(object, property, receiver) {
         const value = Reflect.get(object, property, receiver);
         return typeof value === 'function' && typeof property === 'string'
-          ? call('tx', object, property, value)
+          ? call('tx', object, property, value, frame)
           : value;
       },
     });
@@ -112,14 +117,14 @@ export function countingStore(store: Store, counts: StoreCounts): Store {
         return async <T>(fn: (tx: StoreTx) => Promise<T>) => {
           counts.transactions++;
           const frame: Frame = { wrote: false };
-          const result = await object.transaction((tx) => frames.run(frame, () => fn(wrapTx(tx))));
+          const result = await object.transaction((tx) => fn(wrapTx(tx, frame)));
           if (frame.wrote) counts.durableCommits++;
           return result;
         };
       }
       if (typeof value !== 'function' || typeof property !== 'string') return value;
       if (property === 'subscribe' || property === 'close') return value.bind(object);
-      return call('direct', object, property, value);
+      return call('direct', object, property, value, undefined);
     },
   });
 }

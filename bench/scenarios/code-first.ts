@@ -4,6 +4,7 @@
  */
 import { CODE_FIRST_STEPS, codeFirstWorkflow } from '../bench-handlers.js';
 import { runJobs } from '../drive.js';
+import { startStepProfile } from '../profile/step-profile.js';
 import type { Figure, Scenario } from '../scenario.js';
 import { perSecond } from '../stats.js';
 
@@ -24,6 +25,7 @@ export const codeFirstScenario: Scenario = {
     await runJobs(target.client, name, { concurrency: 5, jobs: sizes.warmupJobs, input: [] });
     const figures: Figure[] = [];
     for (const { concurrency, jobs, budgetMs } of sizes.throughput) {
+      const profile = startStepProfile(target.counts, `c${concurrency}`, `c=${concurrency}`);
       const run = await runJobs(target.client, name, { concurrency, jobs, budgetMs, input: [] });
       const jobsPerSecond = perSecond(run.finished, run.elapsedMs);
       log(`c=${concurrency}: ${run.finished} jobs in ${(run.elapsedMs / 1000).toFixed(1)} s`);
@@ -41,6 +43,7 @@ export const codeFirstScenario: Scenario = {
           unit: 'steps/s',
           ratio: concurrency === 1 ? 'sequential' : 'parallel',
         },
+        ...profile.finish(run.finished * CODE_FIRST_STEPS),
       );
     }
     return figures;

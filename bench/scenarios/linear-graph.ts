@@ -3,6 +3,7 @@
  * and 50: jobs/s and steps/s (10 task steps per job).
  */
 import { runJobs } from '../drive.js';
+import { startStepProfile } from '../profile/step-profile.js';
 import type { Figure, Scenario } from '../scenario.js';
 import { perSecond } from '../stats.js';
 import { linearWorkflow } from '../workflows.js';
@@ -29,6 +30,7 @@ export const linearGraphScenario: Scenario = {
     await runJobs(target.client, wf.workflow, { concurrency: 5, jobs: sizes.warmupJobs });
     const figures: Figure[] = [];
     for (const { concurrency, jobs, budgetMs } of sizes.throughput) {
+      const profile = startStepProfile(target.counts, `c${concurrency}`, `c=${concurrency}`);
       const run = await runJobs(target.client, wf.workflow, { concurrency, jobs, budgetMs });
       const jobsPerSecond = perSecond(run.finished, run.elapsedMs);
       log(`c=${concurrency}: ${run.finished} jobs in ${(run.elapsedMs / 1000).toFixed(1)} s`);
@@ -46,6 +48,7 @@ export const linearGraphScenario: Scenario = {
           unit: 'steps/s',
           ratio: concurrency === 1 ? 'sequential' : 'parallel',
         },
+        ...profile.finish(run.finished * LINEAR_STEPS),
       );
     }
     return figures;

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
-import { compileWorkflow } from '../graph/compile-workflow.js';
-import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
+import { compileWorkflow } from '../engine/compiler.js';
+import type { CompiledWorkflow } from '../engine/kinds/index.js';
 
 const EXTENSIONS = ['.yaml', '.yml', '.json'];
 
@@ -29,9 +29,9 @@ export function readWorkflowFile(path: string): WorkflowFile {
 }
 
 function awaited(compiled: CompiledWorkflow): string[] {
-  return Object.values(compiled.activities)
-    .filter((a) => a.kind === 'await' && a.workflow !== undefined)
-    .map((a) => a.workflow as string);
+  return Object.values(compiled.activities).flatMap((a) =>
+    a.kind === 'await' ? [a.workflow] : [],
+  );
 }
 
 /**

@@ -15,13 +15,10 @@ import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
-import { signalKey } from '../engine/activities/hook.js';
 import { GraphEngine } from '../engine/graph-engine.js';
-import { stateEntry } from '../engine/history.js';
-import { loadWorkflow } from '../engine/loaded-workflow.js';
-import { startGraphJob } from '../engine/start-job.js';
-import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
-import { validateJobInput } from '../graph/job-input.js';
+import { signalKey } from '../engine/kinds/hook.js';
+import type { CompiledWorkflow } from '../engine/kinds/index.js';
+import { Models } from '../models/models.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
@@ -109,8 +106,7 @@ function graphContent(definition: CompiledWorkflow): string {
 export class Client {
   readonly clock: Clock;
   private readonly newId: () => string;
-  private readonly engine: GraphEngine;
-  private readonly durable: DurableEngine;
+  private readonly models: Models;
 
   constructor(
     readonly store: Store,
@@ -118,8 +114,10 @@ export class Client {
   ) {
     this.clock = options.clock ?? new SystemClock();
     this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
-    this.engine = new GraphEngine({ clock: this.clock });
-    this.durable = new DurableEngine({ clock: this.clock });
+    this.models = new Models({
+      graph: new GraphEngine({ clock: this.clock }),
+      durable: new DurableEngine({ clock: this.clock }),
+    });
   }
 
   /**
@@ -204,20 +202,10 @@ export class Client {
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
     }
-    if (!record || record.model === 'durable') {
-      const args = Array.isArray(input) ? input : [input];
-      const id = options.id ?? this.newId();
-      const { job } = await this.store.transaction((tx) =>
-        this.durable.start(tx, { id, workflow, input: args }),
-      );
-      return job;
-    }
-    const compiled = record.definition as unknown as CompiledWorkflow;
-    validateJobInput(compiled, input);
-    const wf = loadWorkflow(compiled);
+    const model = this.models.ofDefinition(record);
     const id = options.id ?? this.newId();
     const { job } = await this.store.transaction((tx) =>
-      startGraphJob(tx, { id, wf, input, now: this.clock.now() }),
+      model.start(tx, { id, workflow, definition: record, input }),
     );
     return job;
   }
@@ -266,7 +254,7 @@ export class Client {
   async sendEvent(jobId: string, name: string, data: Json = null): Promise<void> {
     await this.durableJob(jobId, `event ${name}`);
     await this.store.transaction((tx) =>
-      this.durable.act(tx, jobId, { type: 'onEvent', name, data }),
+      this.models.durable.act(tx, jobId, { type: 'onEvent', name, data }),
     );
   }
 
@@ -287,7 +275,7 @@ export class Client {
 
   private async controlDurable(jobId: string, op: 'pause' | 'resume' | 'terminate') {
     await this.durableJob(jobId, op);
-    await this.store.transaction((tx) => this.durable.control(tx, jobId, op));
+    await this.store.transaction((tx) => this.models.durable.control(tx, jobId, op));
     return (await this.store.getJob(jobId)) as JobRecord;
   }
 
@@ -311,7 +299,7 @@ export class Client {
     return this.store.transaction(async (tx) => {
       const job = await tx.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);
-      return (await jobView(tx, this.engine, job, 0, this.clock.now())).view;
+      return (await jobView(tx, this.models, job, 0, this.clock.now())).view;
     });
   }
 
@@ -366,18 +354,8 @@ export class Client {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
     if (isFinalFlowState(job.state)) return job;
-    if (job.model === 'durable') return this.terminate(jobId);
-    const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${jobId} was cancelled` };
-    const now = this.clock.now();
-    await this.store.transaction(async (tx) => {
-      // The state move holds the job's row, so its history line cannot race a step's.
-      if (await tx.setJobState(jobId, job.state, 'FAILURE', { error, finishedAt: now })) {
-        await tx.appendHistory([stateEntry(jobId, 'cancel', 'FAILURE', error, now)]);
-      }
-    });
-    for (const child of await this.store.listJobs({ parentId: jobId, limit: 1000 })) {
-      await this.cancel(child.id);
-    }
+    const children = await this.store.transaction((tx) => this.models.ofJob(job).cancel(tx, job));
+    for (const child of children) await this.cancel(child);
     return (await this.store.getJob(jobId)) as JobRecord;
   }
 
@@ -416,6 +394,6 @@ export class Client {
    * FAILURE is RUNNING again, so a worker finishes it. `NotFoundError` when there is none.
    */
   requeueDeadLetter(id: string): Promise<Requeued> {
-    return requeueDeadLetter(this.store, { graph: this.engine, durable: this.durable }, id);
+    return requeueDeadLetter(this.store, this.models, id);
   }
 }

@@ -4,9 +4,10 @@
  * stream with its delivery count reset, so a worker runs it again and the job can finish.
  */
 import { NotFoundError } from '../core/errors.js';
+import type { Models } from '../models/models.js';
 import type { DeadLetter } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { type JobEngines, reopenDeadLetteredJob } from '../worker/dead-letters.js';
+import { reopenDeadLetteredJob } from '../worker/dead-letters.js';
 
 /** What a requeue did. */
 export interface Requeued {
@@ -21,13 +22,13 @@ export interface Requeued {
 /** Requeues dead letter `id`; `NotFoundError` when there is none. */
 export async function requeueDeadLetter(
   store: Store,
-  engines: JobEngines,
+  models: Models,
   id: string,
 ): Promise<Requeued> {
   return store.transaction(async (tx) => {
     const deadLetter = await tx.getDeadLetter(id);
     if (!deadLetter) throw new NotFoundError('dead letter', id);
-    const reopened = await reopenDeadLetteredJob(tx, engines, deadLetter);
+    const reopened = await reopenDeadLetteredJob(tx, models, deadLetter);
     const messageId = await tx.requeueDeadLetter(id);
     if (messageId === undefined) throw new NotFoundError('dead letter', id);
     return { deadLetter, messageId, reopened };

@@ -7,20 +7,15 @@
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { toErrorRecord, ValidationError } from '../core/errors.js';
-import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
-import type { ActivityKind } from './activities/activity-kind.js';
-import { awaitKind, respondChild } from './activities/await.js';
-import { cycle } from './activities/cycle.js';
-import { hook, respondHookTimeout, respondSignal } from './activities/hook.js';
-import { respondWake, sleep } from './activities/sleep.js';
-import { respondTask, task } from './activities/task.js';
-import { trigger } from './activities/trigger.js';
 import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.js';
 import type { GraphHistoryKind } from './history.js';
 import { JobState } from './job-state.js';
+import type { Leg2Message } from './kinds/activity-kind.js';
+import { kindOf } from './kinds/index.js';
+import { respondTask } from './kinds/task.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
 import {
@@ -79,13 +74,11 @@ export class GraphEngine {
   private readonly inlineSteps: number;
   private readonly worker: string | null;
   private readonly cache = new WorkflowCache();
-  private readonly kinds: Record<CompiledWorkflow['activities'][string]['kind'], ActivityKind>;
 
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
     this.worker = options.worker ?? null;
-    this.kinds = { trigger, task, hook, sleep, await: awaitKind, cycle };
   }
 
   /** The loaded form of a stored workflow version. */
@@ -128,32 +121,17 @@ export class GraphEngine {
   }
 
   private bodyOf(message: EngineMessage): (step: Step) => Promise<boolean> {
-    return async (step) => {
-      const address = { job: message.job, a: message.a, d: message.d };
-      switch (message.k) {
-        case 'enter':
-          return this.enter(step, address);
-        case 'signal':
-          return respondSignal(step, message);
-        case 'timeout':
-          return respondHookTimeout(step, address);
-        case 'wake':
-          return respondWake(step, address);
-        case 'child':
-          return respondChild(step, message);
-        default:
-          throw new ValidationError(
-            `unknown engine message ${JSON.stringify(message)}`,
-            ENGINE_STREAM,
-          );
-      }
-    };
+    if (message.k === 'enter') {
+      return (step) => this.enter(step, { job: message.job, a: message.a, d: message.d });
+    }
+    return (step) => respond(step, message);
   }
 
   /** Leg1 of an activity; false when it already ran. */
   private async enter(step: Step, address: ActivityAddress): Promise<boolean> {
     if (!(await passLeg1(step, address))) return false;
-    await this.kinds[step.activity(address.a).kind].enter(step, address);
+    const activity = step.activity(address.a);
+    await kindOf(activity).enter(step, address, activity);
     return true;
   }
 
@@ -332,6 +310,21 @@ export class GraphEngine {
     }
     return state;
   }
+}
+
+/** A Leg2 message, to the responder its activity's kind has for it. */
+function respond(step: Step, message: Leg2Message): Promise<boolean> {
+  const activity = step.activity(message.a);
+  const responder = kindOf(activity).respond?.[message.k] as
+    | ((step: Step, message: Leg2Message, activity: unknown) => Promise<boolean>)
+    | undefined;
+  if (!responder) {
+    throw new ValidationError(
+      `a ${activity.kind} activity takes no ${JSON.stringify(message.k)} message: ${JSON.stringify(message)}`,
+      ENGINE_STREAM,
+    );
+  }
+  return responder(step, message, activity);
 }
 
 /** With no `output:` expression, a job's output maps each finished leaf activity to its output. */

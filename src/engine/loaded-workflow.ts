@@ -5,8 +5,9 @@
  */
 import { type CollationLayout, createCollationLayout } from '../core/collation.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import type { CompiledTransition, CompiledWorkflow } from '../graph/compiled-workflow.js';
+import type { CompiledTransition } from '../graph/compiled-workflow.js';
 import type { StoreTx } from '../store/store.js';
+import type { CompiledWorkflow } from './kinds/index.js';
 
 /** A compiled workflow plus the indexes the engine needs. */
 export interface LoadedWorkflow {

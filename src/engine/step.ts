@@ -12,7 +12,6 @@ import { checkedDeltaTo, digitOf, formatCollationKey } from '../core/collation.j
 import type { CollationDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
 import type { FlowState } from '../core/states.js';
-import type { CompiledActivity } from '../graph/compiled-workflow.js';
 import { evaluateExpression } from '../graph/expressions.js';
 import type {
   ActivityRecord,
@@ -31,6 +30,7 @@ import type {
 import type { UnitOfWork } from '../store/store.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
 import type { JobState } from './job-state.js';
+import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
 

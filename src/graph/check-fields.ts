@@ -1,8 +1,9 @@
 /**
  * Field rules beyond the shape: every JSONata expression parses (the error names the
  * field, JSONata's message and the position) and reads from the top of its data only
- * `input` and activity ids (a typo such as `chrage.output` is an error), durations are in range, a retry's cap is
- * not below its first delay, and `input:` is a valid JSON Schema.
+ * `input` and activity ids (a typo such as `chrage.output` is an error), durations are in
+ * range, and `input:` is a valid JSON Schema. Which activity fields are expressions and
+ * durations each kind declares ({@link KindSpec}).
  */
 import jsonata from 'jsonata';
 import type { Draft } from './draft.js';
@@ -10,9 +11,12 @@ import { DURATION_PATTERN, parseDuration } from './durations.js';
 import { expressionRoots } from './expression-roots.js';
 import { describeJsonataError } from './expressions.js';
 import { checkInputSchema } from './job-input.js';
+import type { KindSpec } from './kind-spec.js';
+import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
 
-function checkExpression(
+/** Checks one expression field: it parses and reads only `input` and activity ids. */
+export function checkExpression(
   source: unknown,
   path: (string | number)[],
   problems: ProblemList,
@@ -39,7 +43,12 @@ function checkExpression(
   }
 }
 
-function checkDuration(value: unknown, path: (string | number)[], problems: ProblemList): void {
+/** Checks a duration field's range (shapes the schema rejects are reported there). */
+export function checkDuration(
+  value: unknown,
+  path: (string | number)[],
+  problems: ProblemList,
+): void {
   // Shapes the schema already rejects are reported there; here only out-of-range strings.
   if (
     typeof value === 'string' &&
@@ -53,29 +62,36 @@ function checkDuration(value: unknown, path: (string | number)[], problems: Prob
   }
 }
 
-/** Checks expressions, durations, retry policies and the input schema. */
-export function checkFields(draft: Draft, document: unknown, problems: ProblemList): void {
+/** Checks each duration field the kind declares, at any depth of the activity. */
+function checkDurations(
+  spec: KindSpec,
+  value: unknown,
+  path: (string | number)[],
+  problems: ProblemList,
+): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (spec.durations?.includes(key)) checkDuration(inner, [...path, key], problems);
+    else checkDurations(spec, inner, [...path, key], problems);
+  }
+}
+
+/** Checks expressions, durations and the input schema. */
+export function checkFields(
+  draft: Draft,
+  document: unknown,
+  problems: ProblemList,
+  kinds: KindTable,
+): void {
   const root = (document ?? {}) as Record<string, unknown>;
   const ids = new Set(draft.activities.keys());
   for (const { id, kind, fields } of draft.activities.values()) {
-    const at = (...rest: string[]) => ['activities', id, ...rest];
-    if (kind === 'task' || kind === 'await')
-      checkExpression(fields.input, at('input'), problems, ids);
-    for (const field of ['timeout', 'duration'] as const)
-      checkDuration(fields[field], at(field), problems);
-    const retry = fields.retry as Record<string, unknown> | undefined;
-    if (kind === 'task' && retry && typeof retry === 'object') {
-      checkDuration(retry.backoff, at('retry', 'backoff'), problems);
-      checkDuration(retry.maxDelay, at('retry', 'maxDelay'), problems);
-      const backoff = parseDuration(retry.backoff);
-      const maxDelay = parseDuration(retry.maxDelay);
-      if (backoff !== undefined && maxDelay !== undefined && maxDelay < backoff) {
-        problems.add(
-          at('retry', 'maxDelay'),
-          `maxDelay (${maxDelay}ms) is less than backoff (${backoff}ms)`,
-        );
-      }
-    }
+    const spec = kind === undefined ? undefined : kinds.specs.get(kind);
+    if (!spec) continue;
+    const at = ['activities', id];
+    for (const field of spec.expressions ?? [])
+      checkExpression(fields[field], [...at, field], problems, ids);
+    checkDurations(spec, fields, at, problems);
   }
   for (const t of draft.transitions) checkExpression(t.when, [...t.path, 'when'], problems, ids);
   if (typeof document === 'object' && document !== null && !Array.isArray(document)) {

@@ -1,16 +1,14 @@
 /**
  * The graph rules of a workflow definition: exactly one trigger and nothing flowing into
  * it; transitions between known activities; no loop except through a `cycle` activity;
- * every activity reachable from the trigger; a cycle's ancestor upstream of it; outcomes
- * each kind can have; no waiting self-await. Each broken rule is one located problem.
+ * every activity reachable from the trigger; outcomes each kind can have; and each kind's
+ * own rules (a cycle's ancestor upstream of it, no waiting self-await…). Each broken rule
+ * is one located problem.
  */
 import type { Draft, DraftTransition } from './draft.js';
+import { defaultOutcomeProblem } from './kind-spec.js';
+import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
-
-/** Kinds that can time out, and so fire `on: timeout` transitions (when a timeout is set). */
-const TIMEOUT_KINDS = new Set(['task', 'hook']);
-/** Kinds that never fail, and so never fire `on: error` transitions. */
-const NEVER_FAIL_KINDS = new Set(['trigger', 'sleep']);
 
 function targetPath(t: DraftTransition): (string | number)[] {
   return t.detailed ? [...t.path, 'to'] : t.path;
@@ -115,7 +113,12 @@ function pathWithin(
   return path;
 }
 
-function checkTransitions(draft: Draft, problems: ProblemList, trigger: string | undefined): void {
+function checkTransitions(
+  draft: Draft,
+  problems: ProblemList,
+  kinds: KindTable,
+  trigger: string | undefined,
+): void {
   for (const from of draft.sources) {
     if (!draft.activities.has(from)) {
       problems.add(
@@ -139,19 +142,9 @@ function checkTransitions(draft: Draft, problems: ProblemList, trigger: string |
     if (seen.has(key)) problems.add(t.path, `duplicate transition ${t.from} -> ${t.to}`);
     seen.add(key);
     if (!source?.kind || t.on === undefined) continue;
-    const onPath = t.detailed ? [...t.path, 'on'] : t.path;
-    if (source.kind === 'cycle' && t.on !== 'error') {
-      problems.add(
-        onPath,
-        `a cycle activity re-enters its ancestor and has no ${t.on} outcome; its only transitions are on: error (taken when max is exceeded)`,
-      );
-    } else if (t.on === 'timeout' && !TIMEOUT_KINDS.has(source.kind)) {
-      problems.add(onPath, `on: timeout from a ${source.kind} activity, which has no timeout`);
-    } else if (t.on === 'timeout' && source.fields.timeout === undefined) {
-      problems.add(onPath, `on: timeout from ${JSON.stringify(t.from)}, which sets no timeout`);
-    } else if (t.on === 'error' && NEVER_FAIL_KINDS.has(source.kind)) {
-      problems.add(onPath, `on: error from a ${source.kind} activity, which never fails`);
-    }
+    const spec = kinds.specs.get(source.kind);
+    const problem = (spec?.outcomeProblem ?? defaultOutcomeProblem)(t.on, source);
+    if (problem) problems.add(t.detailed ? [...t.path, 'on'] : t.path, problem);
   }
 }
 
@@ -202,41 +195,8 @@ function checkLoops(
   }
 }
 
-function checkCycleAndAwait(
-  draft: Draft,
-  problems: ProblemList,
-  next: Map<string, string[]>,
-  trigger?: string,
-): void {
-  for (const activity of draft.activities.values()) {
-    const { id, kind, fields } = activity;
-    if (kind === 'cycle' && typeof fields.ancestor === 'string') {
-      const ancestor = fields.ancestor;
-      const at = ['activities', id, 'ancestor'];
-      if (!draft.activities.has(ancestor)) {
-        problems.add(at, `ancestor ${JSON.stringify(ancestor)} is not an activity`);
-      } else if (ancestor === id) {
-        problems.add(at, 'a cycle activity cannot re-enter itself');
-      } else if (ancestor === trigger) {
-        problems.add(at, `a cycle cannot re-enter the trigger ${JSON.stringify(ancestor)}`);
-      } else if (!reach(next, ancestor).has(id)) {
-        problems.add(
-          at,
-          `ancestor ${JSON.stringify(ancestor)} is not upstream of ${JSON.stringify(id)}`,
-        );
-      }
-    }
-    if (kind === 'await' && fields.workflow === draft.workflow && fields.await !== false) {
-      problems.add(
-        ['activities', id, 'workflow'],
-        `awaits its own workflow ${JSON.stringify(draft.workflow)}: a job would wait on a copy of itself without end; use await: false to start a new job instead`,
-      );
-    }
-  }
-}
-
 /** Checks the graph rules, adding a problem for each broken one. */
-export function checkGraph(draft: Draft, problems: ProblemList): void {
+export function checkGraph(draft: Draft, problems: ProblemList, kinds: KindTable): void {
   const triggers = [...draft.activities.values()]
     .filter((a) => a.kind === 'trigger')
     .map((a) => a.id);
@@ -252,7 +212,7 @@ export function checkGraph(draft: Draft, problems: ProblemList): void {
       `more than one trigger (${triggers.join(', ')}): a workflow has exactly one`,
     );
   }
-  checkTransitions(draft, problems, trigger);
+  checkTransitions(draft, problems, kinds, trigger);
   const next = adjacency(draft);
   checkLoops(draft, problems, next, trigger);
   if (trigger !== undefined) {
@@ -266,5 +226,20 @@ export function checkGraph(draft: Draft, problems: ProblemList): void {
       }
     }
   }
-  checkCycleAndAwait(draft, problems, next, trigger);
+  const reachCache = new Map<string, ReadonlySet<string>>();
+  const facts = {
+    draft,
+    ...(trigger !== undefined && { trigger }),
+    reach(from: string): ReadonlySet<string> {
+      const known = reachCache.get(from);
+      if (known) return known;
+      const set = reach(next, from);
+      reachCache.set(from, set);
+      return set;
+    },
+  };
+  for (const activity of draft.activities.values()) {
+    if (activity.kind !== undefined)
+      kinds.specs.get(activity.kind)?.check?.(activity, facts, problems);
+  }
 }

@@ -3,53 +3,27 @@
  * file or the builder, what the store keeps per version, and what the engine runs.
  * It is plain JSON (expressions stay as JSONata source text and are parsed once per
  * process), so it can be stored and read back unchanged.
+ *
+ * This layer knows what every activity has in common; what each kind adds (a task's
+ * handler and retry policy, a hook's signal…) is declared by the kind's own module in
+ * `engine/kinds/`, and the engine's compiler returns this graph over the union of those
+ * kinds (`CompiledWorkflow<CompiledActivity>`).
  */
 
-/** The kinds of activity a graph can hold. */
-export const ACTIVITY_KINDS = ['trigger', 'task', 'hook', 'sleep', 'await', 'cycle'] as const;
-/** An activity kind. */
-export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
-
-/** Retry policy of a task activity, durations in ms. */
-export interface RetryPolicy {
-  /** Total attempts, the first included (1 = no retry). */
-  attempts: number;
-  /** Delay before the second attempt. */
-  backoffMs: number;
-  /** Each further delay is the previous one times this (default 2). */
-  factor: number;
-  /** Delays never exceed this. */
-  maxDelayMs: number;
-}
-
-/** One activity, compiled. */
-export interface CompiledActivity {
+/** What every compiled activity has, whatever its kind. */
+export interface CompiledActivityBase {
   id: string;
-  kind: ActivityKind;
+  /** Its kind: the name of the kind module that runs it. */
+  kind: string;
   /** Its digit in the collation key: its index in the ascending sort of all ids. */
   position: number;
   /** How it waits for several incoming transitions: all of them (default) or the first. */
   join: 'all' | 'any';
-  /** JSONata producing this activity's input (task, await); absent = the job input. */
-  input?: string;
-  /** task: the handler name. */
-  task?: string;
-  /** task: retry policy (attempts 1 when absent). */
-  retry?: RetryPolicy;
-  /** task: per-attempt timeout; hook: how long to wait for the signal. */
-  timeoutMs?: number;
-  /** hook: the signal name. */
-  signal?: string;
-  /** sleep: how long. */
-  durationMs?: number;
-  /** await: the child workflow id. */
-  workflow?: string;
-  /** await: false = start the child and go on without waiting (default true). */
-  await?: boolean;
-  /** cycle: the upstream activity it re-enters. */
+  /**
+   * The upstream activity it re-enters (a `cycle`): an edge of the graph that is not a
+   * transition, which reachability and the skip rules follow.
+   */
   ancestor?: string;
-  /** cycle: the most re-entries (default 100). */
-  max?: number;
   /** Line in the source file, when it came from one. */
   line?: number;
 }
@@ -67,8 +41,8 @@ export interface CompiledTransition {
   when?: string;
 }
 
-/** A compiled graph workflow. */
-export interface CompiledWorkflow {
+/** A compiled graph workflow over activities of type `A`. */
+export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActivityBase> {
   workflow: string;
   /** The version: the one the definition names, else 1 until a deploy numbers it. */
   version: number;
@@ -81,7 +55,7 @@ export interface CompiledWorkflow {
   /** JSON Schema for the job input, when given. */
   inputSchema?: Record<string, unknown>;
   /** Activities by id. */
-  activities: Record<string, CompiledActivity>;
+  activities: Record<string, A>;
   /** Activity ids in ascending code-unit order: index = collation digit position. */
   order: string[];
   /** The id of the single trigger. */

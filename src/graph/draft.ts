@@ -3,13 +3,13 @@
  * transitions can be made out, even when other parts of the document are malformed, so
  * one run of the compiler reports shape problems and graph problems together.
  */
-import { ACTIVITY_KINDS, type ActivityKind, type TransitionOn } from './compiled-workflow.js';
+import type { TransitionOn } from './compiled-workflow.js';
 
 /** An activity as far as it could be read. */
 export interface DraftActivity {
   id: string;
-  /** Its kind, when it is one of {@link ACTIVITY_KINDS}. */
-  kind?: ActivityKind;
+  /** Its kind, when it is one the compiler knows. */
+  kind?: string;
   /** Its raw fields. */
   fields: Record<string, unknown>;
 }
@@ -44,8 +44,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Reads what it can of `value`; never throws. */
-export function readDraft(value: unknown): Draft {
+/** Reads what it can of `value`, knowing the activity kinds `kinds`; never throws. */
+export function readDraft(value: unknown, kinds: ReadonlySet<string>): Draft {
   const draft: Draft = {
     hasActivityMap: false,
     activities: new Map(),
@@ -58,9 +58,8 @@ export function readDraft(value: unknown): Draft {
     draft.hasActivityMap = true;
     for (const [id, raw] of Object.entries(value.activities)) {
       const fields = isPlainObject(raw) ? raw : {};
-      const kind = (ACTIVITY_KINDS as readonly unknown[]).includes(fields.kind)
-        ? (fields.kind as ActivityKind)
-        : undefined;
+      const kind =
+        typeof fields.kind === 'string' && kinds.has(fields.kind) ? fields.kind : undefined;
       draft.activities.set(id, { id, ...(kind && { kind }), fields });
     }
   }

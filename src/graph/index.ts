@@ -1,21 +1,11 @@
 /**
- * Graph workflows: the file format, its compiler, the typed builder, the job-input check,
- * JSONata expressions and the graph analysis the engine uses. Pure: no I/O.
+ * Graph workflows, kind-independent: the file format around the activities, the compiler
+ * factory and what a kind declares to it, the job-input check, JSONata expressions and the
+ * graph analysis. Pure: no I/O. weft's compiler over its kinds is `engine/compiler.ts`.
  */
 export * from './analysis.js';
-export {
-  type ActivityOptions,
-  type TransitionOptions,
-  WorkflowBuilder,
-  workflow,
-} from './builder.js';
-export {
-  type CompileOptions,
-  compileWorkflow,
-  DEFAULT_CYCLE_MAX,
-  DEFAULT_RETRY_FACTOR,
-} from './compile-workflow.js';
 export * from './compiled-workflow.js';
+export { type CompileOptions, type Compiler, createCompiler } from './compiler.js';
 export { DURATION_UNITS, type Duration, MAX_DURATION_MS, parseDuration } from './durations.js';
 export {
   compileExpression,
@@ -24,12 +14,9 @@ export {
   type Json,
 } from './expressions.js';
 export { checkInputSchema, JobInputValidator, validateJobInput } from './job-input.js';
+export * from './kind-spec.js';
 export {
   ACTIVITY_ID_PATTERN,
-  type ActivityDocument,
   type TransitionItemDocument,
   WORKFLOW_ID_PATTERN,
-  type WorkflowDocument,
-  workflowDocumentSchema,
-  workflowJsonSchema,
 } from './workflow-document.js';

@@ -4,11 +4,10 @@
  * duration "5x"", "unknown kind "job"" — each at the path where it is written.
  */
 import type { z } from 'zod';
-import { ACTIVITY_KINDS } from './compiled-workflow.js';
 import { DURATION_HINT } from './durations.js';
+import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
 import type { DocumentPath } from './source-text.js';
-import { ACTIVITY_FIELDS, DURATION_FIELDS } from './workflow-document.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = (string | number)[];
@@ -38,21 +37,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** True when the path names a duration field of an activity (or its retry policy). */
-function isDurationPath(path: Path): boolean {
+function isDurationPath(path: Path, kinds: KindTable): boolean {
   const last = path[path.length - 1];
-  return path[0] === 'activities' && typeof last === 'string' && DURATION_FIELDS.has(last);
+  return path[0] === 'activities' && typeof last === 'string' && kinds.durationFields.has(last);
 }
 
-function kindAt(root: unknown, activityPath: Path): string | undefined {
+function kindAt(root: unknown, activityPath: Path, kinds: KindTable): string | undefined {
   const kind = valueAt(root, [...activityPath, 'kind']);
-  return typeof kind === 'string' && Object.hasOwn(ACTIVITY_FIELDS, kind) ? kind : undefined;
+  return typeof kind === 'string' && Object.hasOwn(kinds.fields, kind) ? kind : undefined;
 }
 
-function unknownKeyMessage(root: unknown, objectPath: Path, key: string): string {
+function unknownKeyMessage(root: unknown, objectPath: Path, key: string, kinds: KindTable): string {
   const isActivity = objectPath.length === 2 && objectPath[0] === 'activities';
-  const kind = isActivity ? kindAt(root, objectPath) : undefined;
+  const kind = isActivity ? kindAt(root, objectPath, kinds) : undefined;
   if (kind) {
-    const allowed = ACTIVITY_FIELDS[kind] ?? [];
+    const allowed = kinds.fields[kind] ?? [];
     return `unknown key ${JSON.stringify(key)} for a ${kind} activity (allowed: ${allowed.join(', ')})`;
   }
   if (objectPath.length === 0) {
@@ -66,21 +65,29 @@ export function addShapeIssues(
   issues: readonly Issue[],
   root: unknown,
   problems: ProblemList,
+  kinds: KindTable,
   prefix: Path = [],
 ): void {
-  for (const issue of issues) addIssue(issue, root, problems, prefix);
+  for (const issue of issues) addIssue(issue, root, problems, kinds, prefix);
 }
 
-function addIssue(issue: Issue, root: unknown, problems: ProblemList, prefix: Path): void {
+function addIssue(
+  issue: Issue,
+  root: unknown,
+  problems: ProblemList,
+  kinds: KindTable,
+  prefix: Path,
+): void {
   const path: Path = [...prefix, ...(issue.path as Path)];
   const raw = valueAt(root, path);
   const last = path[path.length - 1];
 
   if (issue.code === 'unrecognized_keys') {
-    for (const key of issue.keys) problems.add([...path, key], unknownKeyMessage(root, path, key));
+    for (const key of issue.keys)
+      problems.add([...path, key], unknownKeyMessage(root, path, key, kinds));
     return;
   }
-  if (isDurationPath(path) && raw !== undefined) {
+  if (isDurationPath(path, kinds) && raw !== undefined) {
     problems.add(path, `bad duration ${JSON.stringify(raw)} in ${String(last)}: ${DURATION_HINT}`);
     return;
   }
@@ -102,7 +109,7 @@ function addIssue(issue: Issue, root: unknown, problems: ProblemList, prefix: Pa
       path,
       kind === undefined
         ? 'missing required field "kind"'
-        : `unknown kind ${JSON.stringify(kind)}: expected one of ${ACTIVITY_KINDS.join(', ')}`,
+        : `unknown kind ${JSON.stringify(kind)}: expected one of ${kinds.names.join(', ')}`,
     );
     return;
   }
@@ -111,7 +118,7 @@ function addIssue(issue: Issue, root: unknown, problems: ProblemList, prefix: Pa
     const branch = typeof raw === 'string' ? 0 : isPlainObject(raw) ? 1 : -1;
     const inner = branch >= 0 ? issue.errors[branch] : undefined;
     if (path[0] === 'transitions' && inner) {
-      addShapeIssues(inner, root, problems, path);
+      addShapeIssues(inner, root, problems, kinds, path);
       return;
     }
     problems.add(

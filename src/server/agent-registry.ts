@@ -4,8 +4,8 @@
  * Registering a workflow stores it as a code-first definition, so clients can start it by
  * name; registering anything subscribes to its stream's notices, which wake long polls.
  */
-import { DURABLE_VERSION } from '../durable/durable-engine.js';
 import { decisionStream } from '../durable/durable-messages.js';
+import { putCodeFirstDefinition } from '../durable/stored-definition.js';
 import { taskStream } from '../engine/messages.js';
 import type { Store } from '../store/store.js';
 import { WakeUp } from '../worker/wake-up.js';
@@ -70,13 +70,7 @@ export class AgentRegistry {
   }
 
   private async addWorkflow(name: string): Promise<void> {
-    await this.store.putDefinition({
-      workflow: name,
-      version: DURABLE_VERSION,
-      model: 'durable',
-      definition: { workflow: name },
-      source: null,
-    });
+    await putCodeFirstDefinition(this.store, name);
     await this.listen(decisionStream(name));
   }
 

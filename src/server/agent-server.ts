@@ -19,6 +19,7 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import { NotFoundError, toErrorRecord, ValidationError } from '../core/errors.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
+import { Models } from '../models/models.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from '../worker/job-ends.js';
@@ -118,8 +119,10 @@ export class AgentServer {
       leaseMs: options.leaseMs ?? 60_000,
       maxDeliveries: options.maxDeliveries ?? 10,
       clock,
-      durable: new DurableEngine({ clock, worker: this.consumer }),
-      graph: new GraphEngine({ clock, worker: this.consumer }),
+      models: new Models({
+        graph: new GraphEngine({ clock, worker: this.consumer }),
+        durable: new DurableEngine({ clock, worker: this.consumer }),
+      }),
       remember: 10_000,
     };
     this.maxWaitMs = options.maxWaitMs ?? 60_000;

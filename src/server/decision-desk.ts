@@ -16,8 +16,8 @@ import { InvalidStateError, NotFoundError, StaleDecisionError } from '../core/er
 import { DecisionSession } from '../durable/decision-session.js';
 import type { DecideMessage } from '../durable/durable-messages.js';
 import { currentDecisionRequest } from '../durable/engine-trigger.js';
-import type { Instance } from '../durable/instance.js';
 import type { NextBranch, WorkRequest } from '../durable/session-messages.js';
+import { readInstance } from '../durable/stored-instance.js';
 import { systemValueSource } from '../durable/value-source.js';
 import type { Json } from '../store/records.js';
 import type { WireEndBranch } from './agent-wire.js';
@@ -114,13 +114,12 @@ export class DecisionDesk {
   }
 
   private claimStep(stream: string): Promise<ClaimStep> {
-    const { store, consumer, leaseMs, clock, durable } = this.settings;
+    const { store, consumer, leaseMs, clock, models } = this.settings;
     return store.transaction(async (tx): Promise<ClaimStep> => {
       const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs });
       if (!message) return { kind: 'empty' };
       const payload = message.payload as unknown as DecideMessage;
-      const job = await tx.getJob(payload.job);
-      const instance = job?.model === 'durable' ? (job.context as unknown as Instance) : null;
+      const instance = await readInstance(tx, payload.job);
       if (
         instance?.state !== 'running' ||
         !instance.decision_ongoing ||
@@ -132,7 +131,7 @@ export class DecisionDesk {
       }
       if (message.deliveries > 1) {
         // Handed out before and its lease ran out: a new uuid makes the old one stale.
-        await durable.redeliver(tx, payload.job, payload.uuid);
+        await models.durable.redeliver(tx, payload.job, payload.uuid);
         await tx.ack(stream, message.id, consumer);
         return { kind: 'redelivered', old: payload.uuid };
       }
@@ -178,9 +177,9 @@ export class DecisionDesk {
   }
 
   private async complete(handout: Handout): Promise<void> {
-    const { store, consumer, durable } = this.settings;
+    const { store, consumer, models } = this.settings;
     const applied = await store.transaction(async (tx) => {
-      const ok = await durable.applyOutcome(tx, handout.job, handout.session.decisions());
+      const ok = await models.durable.applyOutcome(tx, handout.job, handout.session.decisions());
       // Applied or stale, this message has done its work.
       await tx.ack(handout.stream, handout.messageId, consumer);
       return ok;

@@ -3,8 +3,7 @@
  * server claims under, the lease it takes, and the engines that record results.
  */
 import type { Clock } from '../core/clock.js';
-import type { DurableEngine } from '../durable/durable-engine.js';
-import type { GraphEngine } from '../engine/graph-engine.js';
+import type { Models } from '../models/models.js';
 import type { Store } from '../store/store.js';
 import type { WorkerLogger } from '../worker/worker-options.js';
 
@@ -18,8 +17,8 @@ export interface DeskSettings {
   /** Deliveries of a task message before it is dead-lettered. */
   maxDeliveries: number;
   clock: Clock;
-  durable: DurableEngine;
-  graph: GraphEngine;
+  /** The runtime of each model (the code-first engine's decisions included). */
+  models: Models;
   /** How many finished or stale hand-outs are remembered (for precise 409s). */
   remember: number;
   /** Where failed task attempts reported by agents are logged. */

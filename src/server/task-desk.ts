@@ -6,11 +6,10 @@
  * of the activity for a graph task. A task whose lease runs out before its result comes
  * is handed out again (under the same uuid); the first result recorded wins.
  */
-import { createHash } from 'node:crypto';
 import { InvalidStateError, LeaseLostError, NotFoundError } from '../core/errors.js';
-import type { Instance } from '../durable/instance.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
+import type { AgentTask } from '../models/model-runtime.js';
 import type { Json, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import {
@@ -72,11 +71,11 @@ export class TaskDesk {
 
   /** Claims the next task of a `task:<name>` stream, or null when there is none. */
   async claim(stream: string): Promise<TaskOffer | null> {
-    const { store, consumer, leaseMs, durable, graph } = this.settings;
+    const { store, consumer, leaseMs, models } = this.settings;
     const bury: BurySettings = {
       ...this.settings,
       logger: this.settings.logger ?? stderrLogger,
-      onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, { graph, durable }, dead),
+      onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, models, dead),
     };
     const claimed = await store.transaction(async (tx) => {
       for (;;) {
@@ -87,13 +86,12 @@ export class TaskDesk {
           await buryIn(tx, bury, message);
           continue;
         }
-        return { message, hash: await this.started(tx, message) };
+        return { message, ...(await this.started(tx, message)) };
       }
     });
     if (!claimed) return null;
     const task = claimed.message.payload as unknown as TaskMessage;
-    const uuid =
-      task.model === 'durable' ? task.a : `${task.job}:${task.a}:${task.d}:${task.attempt}`;
+    const { uuid } = claimed;
     this.open.set(uuid, { uuid, stream, messageId: claimed.message.id, task });
     this.reported.delete(uuid);
     return {
@@ -109,39 +107,24 @@ export class TaskDesk {
     };
   }
 
-  /** Reports a code-first work's start; returns the task's hash. */
-  private async started(tx: StoreTx, message: StreamMessage): Promise<string> {
+  /** Tells the task's model it started (a code-first work's onStart); how to hand it out. */
+  private async started(tx: StoreTx, message: StreamMessage): Promise<AgentTask> {
     const task = message.payload as unknown as TaskMessage;
-    if (task.model !== 'durable') {
-      const identity = JSON.stringify([task.task, task.job, task.a, task.d]);
-      return createHash('sha256').update(identity).digest('hex').slice(0, 32);
-    }
-    await this.settings.durable.act(tx, task.job, { type: 'onStart', uuid: task.a });
-    const job = await tx.getJob(task.job);
-    const instance = job?.model === 'durable' ? (job.context as unknown as Instance) : null;
-    return instance?.statuses.find((s) => s.uuid === task.a)?.hash ?? '';
+    const model = this.settings.models.ofTask(task);
+    await model.tasksStarted?.(tx, [task]);
+    return model.agentTask(tx, task);
   }
 
   /** `POST /tasks/{uuid}`: acks the task and records its result, in one transaction. */
   async report(uuid: string, result: WireTaskResult): Promise<{ status: 'recorded' }> {
     const handout = this.held(uuid);
-    const { store, consumer, durable, graph } = this.settings;
+    const { store, consumer, models } = this.settings;
     try {
       await store.transaction(async (tx) => {
         if (!(await tx.ack(handout.stream, handout.messageId, consumer))) {
           throw new LeaseLostError(handout.stream, handout.messageId, consumer);
         }
         const { task } = handout;
-        if (task.model === 'durable') {
-          await durable.act(
-            tx,
-            task.job,
-            result.status === 'completed'
-              ? { type: 'onSuccess', uuid: task.a, output: result.output }
-              : { type: 'onFailure', uuid: task.a, error: result.error },
-          );
-          return;
-        }
         const response: TaskResponse = {
           job: task.job,
           a: task.a,
@@ -152,7 +135,7 @@ export class TaskDesk {
             ? { status: 'success', output: result.output }
             : { status: 'error', error: result.error }),
         };
-        await graph.respond(tx, response);
+        await models.ofTask(task).taskResults(tx, [response]);
       });
     } catch (error) {
       if (error instanceof LeaseLostError) this.forget(uuid, 'lost');

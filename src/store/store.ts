@@ -10,6 +10,7 @@
  * the seed's chain of custody.
  */
 import type { FlowState } from '../core/states.js';
+import type { MigrationReport } from './migration-report.js';
 import type {
   ActivityRecord,
   ActivityWrite,
@@ -225,6 +226,11 @@ export interface Store extends StoreTx {
   readonly dialect: 'sqlite' | 'postgres';
   /** The URL it was opened with, without the password. */
   readonly url: string;
+  /**
+   * What opening found and did to the schema: the version it found (0 for a new
+   * database), the version it is at now, and the migrations it applied.
+   */
+  readonly migration: MigrationReport;
   /**
    * Runs `fn` in one transaction: everything it does commits together or not at all.
    * Throwing rolls back and rethrows. Notices are sent after commit.

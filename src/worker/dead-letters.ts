@@ -7,21 +7,13 @@
  * Requeueing the dead letter (`weft dead-letters requeue <id>`) reopens the job.
  */
 import { DeadLetterError, LeaseLostError, toErrorRecord } from '../core/errors.js';
-import type { DurableEngine } from '../durable/durable-engine.js';
-import { DURABLE_STREAM } from '../durable/durable-messages.js';
-import type { GraphEngine } from '../engine/graph-engine.js';
+import type { Models } from '../models/models.js';
 import type { DeadLetter, ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import type { WorkerLogger } from './worker-options.js';
 
 /** Told of each message moved to the dead letters, in the transaction that moved it. */
 export type DeadLetterHandler = (tx: StoreTx, dead: DeadLetter) => Promise<unknown>;
-
-/** The engines whose jobs dead letters end and reopen. */
-export interface JobEngines {
-  graph: GraphEngine;
-  durable: DurableEngine;
-}
 
 /** What burying a message needs. */
 export interface BurySettings {
@@ -51,22 +43,14 @@ export function deadLetterError(dead: DeadLetter): ErrorRecord {
   return error.toJSON() as ErrorRecord;
 }
 
-function isCodeFirst(dead: DeadLetter): boolean {
-  const model = (dead.payload as { model?: unknown } | null)?.model;
-  return dead.stream === DURABLE_STREAM || dead.stream.startsWith('decide:') || model === 'durable';
-}
-
 /** Ends a dead letter's job in FAILURE at once; false when it has none still running. */
 export async function endDeadLetteredJob(
   tx: StoreTx,
-  engines: JobEngines,
+  models: Models,
   dead: DeadLetter,
 ): Promise<boolean> {
   if (!dead.job) return false;
-  const error = deadLetterError(dead);
-  return isCodeFirst(dead)
-    ? engines.durable.endDeadLettered(tx, dead.job, error)
-    : engines.graph.endDeadLettered(tx, dead.job, dead.payload, error);
+  return models.ofDeadLetter(dead).endDeadLettered(tx, dead.job, dead, deadLetterError(dead));
 }
 
 /**
@@ -75,13 +59,11 @@ export async function endDeadLetteredJob(
  */
 export async function reopenDeadLetteredJob(
   tx: StoreTx,
-  engines: JobEngines,
+  models: Models,
   dead: DeadLetter,
 ): Promise<boolean> {
   if (!dead.job) return false;
-  return isCodeFirst(dead)
-    ? engines.durable.reopenDeadLettered(tx, dead.job, dead.id)
-    : engines.graph.reopenDeadLettered(tx, dead.job, dead.payload, dead.id);
+  return models.ofDeadLetter(dead).reopenDeadLettered(tx, dead.job, dead);
 }
 
 /**

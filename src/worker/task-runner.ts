@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../core/errors.js';
-import { signalKey } from '../engine/activities/hook.js';
+import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';

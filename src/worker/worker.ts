@@ -10,14 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { StoreError, toErrorRecord } from '../core/errors.js';
-import { DURABLE_VERSION, DurableEngine } from '../durable/durable-engine.js';
-import {
-  DURABLE_STREAM,
-  type DurableMessage,
-  decisionStream,
-} from '../durable/durable-messages.js';
+import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
-import { ENGINE_STREAM, type EngineMessage, type TaskMessage } from '../engine/messages.js';
+import type { TaskMessage } from '../engine/messages.js';
+import type { ModelRoute } from '../models/model-runtime.js';
+import { Models } from '../models/models.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { endDeadLetteredJob } from './dead-letters.js';
@@ -39,12 +36,27 @@ export interface EngineRoute {
   handleBatch?: BatchHandler;
 }
 
+/** A model's engine stream as the stream processor runs it. */
+function engineRoute(route: ModelRoute): EngineRoute {
+  const handle: MessageHandler = (tx, message) => route.handle(tx, message.payload);
+  if (!route.handleBatch) return { stream: route.stream, handle };
+  const handleBatch: BatchHandler = async (tx, messages) => {
+    await route.handleBatch?.(
+      tx,
+      messages.map((m) => m.payload),
+    );
+  };
+  return { stream: route.stream, handle, handleBatch };
+}
+
 /** Runs engine steps, task handlers and timers until stopped. */
 export class Worker {
   readonly store: Store;
   readonly consumer: string;
   readonly graph: GraphEngine;
   readonly durable: DurableEngine;
+  /** The runtime of each model, over {@link graph} and {@link durable}. */
+  readonly models: Models;
   private readonly clock: Clock;
   private readonly settings: ProcessorSettings;
   private readonly tasks: TaskRunner;
@@ -87,8 +99,7 @@ export class Worker {
       logger,
       onCommit: options.onCommit,
       // A dead-lettered message ends its job in FAILURE, in the same transaction.
-      onDeadLetter: (tx, dead) =>
-        endDeadLetteredJob(tx, { graph: this.graph, durable: this.durable }, dead),
+      onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, this.models, dead),
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;
@@ -106,27 +117,8 @@ export class Worker {
       workflows: options.workflows ?? [],
       worker: this.consumer,
     });
-    const durable: MessageHandler = (tx, message) =>
-      this.durable.handle(tx, message.payload as unknown as DurableMessage);
-    this.routes = [
-      {
-        stream: ENGINE_STREAM,
-        handle: async (tx, message) => {
-          await this.graph.handle(tx, message.payload as unknown as EngineMessage);
-        },
-        handleBatch: async (tx, messages) => {
-          await this.graph.handleBatch(
-            tx,
-            messages.map((m) => m.payload as unknown as EngineMessage),
-          );
-        },
-      },
-      { stream: DURABLE_STREAM, handle: durable },
-      ...this.durable.workflowNames.map((name) => ({
-        stream: decisionStream(name),
-        handle: durable,
-      })),
-    ];
+    this.models = new Models({ graph: this.graph, durable: this.durable });
+    this.routes = this.models.all.flatMap((model) => model.routes.map(engineRoute));
     this.tasks = new TaskRunner(
       this.settings,
       {
@@ -138,25 +130,8 @@ export class Worker {
           ]),
         ),
       },
-      async (tx, responses) => {
-        // Graph responses as one set-based unit; code-first ones through their instances.
-        const graph = responses.filter((r) => r.model !== 'durable');
-        if (graph.length > 0) await this.graph.respondBatch(tx, graph);
-        for (const response of responses) {
-          if (response.model !== 'durable') continue;
-          await this.durable.act(
-            tx,
-            response.job,
-            response.status === 'success'
-              ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-              : {
-                  type: 'onFailure',
-                  uuid: response.a,
-                  error: response.error ?? { name: 'Error', message: 'task failed' },
-                },
-          );
-        }
-      },
+      // Each model's results as one group (the graph's set-based, in one unit).
+      (tx, responses) => this.models.taskResults(tx, responses),
       this.concurrency,
       this.clock,
       () => this.taskWake.wake(),
@@ -164,16 +139,11 @@ export class Worker {
     );
   }
 
-  /** Code-first works report onStart to their instance when a worker picks them up. */
+  /** Models that follow their tasks (code-first works report onStart) are told of claims. */
   private async reportStarts(messages: readonly StreamMessage[]): Promise<void> {
-    const durable = messages
-      .map((m) => m.payload as unknown as TaskMessage)
-      .filter((t) => t.model === 'durable');
-    if (durable.length === 0) return;
-    durable.sort((x, y) => x.job.localeCompare(y.job));
-    await this.settings.store.transaction(async (tx) => {
-      for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
-    });
+    const told = this.models.toldOfStart(messages.map((m) => m.payload as unknown as TaskMessage));
+    if (told.length === 0) return;
+    await this.settings.store.transaction((tx) => this.models.tasksStarted(tx, told));
   }
 
   /**
@@ -184,16 +154,8 @@ export class Worker {
     if (this.started) return;
     this.started = true;
     this.keepAlive = setInterval(() => {}, 1 << 30);
-    // Code-first workflows are known by name, so clients can start them.
-    for (const name of this.durable.workflowNames) {
-      await this.store.putDefinition({
-        workflow: name,
-        version: DURABLE_VERSION,
-        model: 'durable',
-        definition: { workflow: name },
-        source: null,
-      });
-    }
+    // What this worker runs is known by name (code-first workflows), so clients can start it.
+    for (const model of this.models.all) await model.announce(this.store);
     await this.engineWake.listen(
       this.store,
       this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),

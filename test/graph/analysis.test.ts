@@ -5,8 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { workflow } from '../../src/engine/builder.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
 import {
-  compileWorkflow,
   cycleBody,
   cycleExits,
   digitsOf,
@@ -16,7 +17,6 @@ import {
   skipClosure,
   successors,
   upstreamOf,
-  workflow,
 } from '../../src/graph/index.js';
 
 const order = compileWorkflow(

@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ValidationError, WorkflowDefinitionError } from '../../src/core/errors.js';
-import { type CompiledWorkflow, compileWorkflow, reachableFrom } from '../../src/graph/index.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
+import type { CompiledWorkflow } from '../../src/engine/kinds/index.js';
+import { reachableFrom } from '../../src/graph/index.js';
 
 const exampleText = readFileSync(new URL('../../examples/order.yaml', import.meta.url), 'utf8');
 const example = parse(exampleText) as Record<string, unknown>;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ValidationError, WorkflowDefinitionError } from '../../src/core/errors.js';
-import { compileWorkflow } from '../../src/graph/index.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
 import { lines, problemMatching, problemsOf } from './helpers.js';
 
 /** A valid file with the given activity lines and transition lines. */

@@ -1,7 +1,8 @@
 /** Shared helpers for the graph tests. */
 import { expect } from 'vitest';
 import { type DefinitionProblem, WorkflowDefinitionError } from '../../src/core/errors.js';
-import { type CompiledWorkflow, compileWorkflow } from '../../src/graph/index.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
+import type { CompiledWorkflow } from '../../src/engine/kinds/index.js';
 
 /** Joins lines into a file's text, so a test can count lines by eye. */
 export function lines(...text: string[]): string {

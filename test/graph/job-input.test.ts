@@ -1,12 +1,9 @@
 /** The job input check against a workflow's `input:` JSON Schema. */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/core/errors.js';
-import {
-  compileWorkflow,
-  JobInputValidator,
-  validateJobInput,
-  workflow,
-} from '../../src/graph/index.js';
+import { workflow } from '../../src/engine/builder.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
+import { JobInputValidator, validateJobInput } from '../../src/graph/index.js';
 
 const wf = workflow('pay')
   .version(2)

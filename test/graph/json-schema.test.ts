@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { type Schema, Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { workflowJsonSchema } from '../../src/graph/index.js';
+import { workflowJsonSchema } from '../../src/engine/compiler.js';
 
 const committed = JSON.parse(
   readFileSync(new URL('../../schema/workflow.schema.json', import.meta.url), 'utf8'),

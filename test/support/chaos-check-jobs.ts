@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createCollationLayout, formatCollationKey } from '../../src/core/collation.js';
 import { parseSemaphore } from '../../src/core/semaphore.js';
 import { isFinalFlowState } from '../../src/core/states.js';
-import type { CompiledWorkflow } from '../../src/graph/compiled-workflow.js';
+import type { CompiledWorkflow } from '../../src/engine/kinds/index.js';
 import type { ActivityRecord, JobRecord } from '../../src/store/records.js';
 import type { StoreTx } from '../../src/store/store.js';
 import type { AuditCounters } from './chaos-audit.js';

@@ -18,8 +18,8 @@ import {
   parseCollationKey,
 } from '../../src/core/collation.js';
 import type { WorkflowDefinition } from '../../src/durable/definitions.js';
-import { compileWorkflow } from '../../src/graph/compile-workflow.js';
-import type { CompiledWorkflow } from '../../src/graph/compiled-workflow.js';
+import { compileWorkflow } from '../../src/engine/compiler.js';
+import type { CompiledWorkflow } from '../../src/engine/kinds/index.js';
 import type { Json } from '../../src/store/records.js';
 import type { TaskHandlers } from '../../src/worker/task-handler.js';
 import type { Worker } from '../../src/worker/worker.js';

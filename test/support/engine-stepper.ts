@@ -5,8 +5,8 @@
  */
 import type { SimulatedClock } from '../../src/core/clock.js';
 import { toErrorRecord } from '../../src/core/errors.js';
-import { signalKey } from '../../src/engine/activities/hook.js';
 import { GraphEngine } from '../../src/engine/graph-engine.js';
+import { signalKey } from '../../src/engine/kinds/hook.js';
 import {
   ENGINE_STREAM,
   type EngineMessage,

@@ -17,6 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
+import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
@@ -78,15 +79,16 @@ export async function openPostgresStore(
     await pool.end().catch(() => {});
     throw connectError(error, url);
   }
+  let migration: MigrationReport;
   try {
-    await migrate(client, url.redacted, options.migrate ?? true);
+    migration = await migrate(client, url.redacted, options.migrate ?? true);
     client.release();
   } catch (error) {
     client.release(true);
     await pool.end().catch(() => {});
     throw asStoreError(error, url);
   }
-  return new PostgresStore(pool, url, clock, pids).store;
+  return new PostgresStore(pool, url, clock, pids, migration).store;
 }
 
 /** One pool's store. */
@@ -106,6 +108,7 @@ class PostgresStore {
     private readonly url: PostgresUrl,
     clock: Clock,
     pids: ReadonlySet<number>,
+    migration: MigrationReport,
   ) {
     this.wrap = (error) => asStoreError(error, url);
     // Times go to bigint columns: whole milliseconds, even from a clock that is not.
@@ -117,6 +120,7 @@ class PostgresStore {
     this.store = Object.assign(this.direct, {
       dialect: 'postgres' as const,
       url: url.redacted,
+      migration,
       transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => this.transaction(fn),
       subscribe: (notice: Notice, listener: () => void) => this.subscribe(notice, listener),
       close: () => this.close(),

@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
+import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
@@ -42,13 +43,14 @@ export async function openSqliteStore(
 ): Promise<Store> {
   const clock = options.clock ?? new SystemClock();
   const db = openConnection(url.path, url.memory, options.synchronous, url.createDirectory);
+  let migration: MigrationReport;
   try {
-    await migrate(db, url.path, clock.now(), options.migrate ?? true);
+    migration = await migrate(db, url.path, clock.now(), options.migrate ?? true);
   } catch (error) {
     db.close();
     throw error;
   }
-  return new SqliteStore(db, url, clock, options).store;
+  return new SqliteStore(db, url, clock, options, migration).store;
 }
 
 /** One connection's store. */
@@ -73,6 +75,7 @@ class SqliteStore {
     url: Extract<StoreUrl, { dialect: 'sqlite' }>,
     clock: Clock,
     options: StoreOptions,
+    migration: MigrationReport,
   ) {
     this.ops = createSqliteOps({ db, clock, notify: (key) => this.pending.add(key) });
     this.begin = db.prepare('BEGIN IMMEDIATE');
@@ -90,6 +93,7 @@ class SqliteStore {
     this.store = Object.assign(new BoundStoreTx(this.ops, direct), {
       dialect: 'sqlite' as const,
       url: `sqlite:${url.path}`,
+      migration,
       transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => this.transaction(fn),
       subscribe: (notice: Notice, listener: () => void) => this.subscribe(notice, listener),
       close: () => this.close(),

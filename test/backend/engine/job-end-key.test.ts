@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { SimulatedClock } from '../../../src/core/clock.js';
-import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import type { Store } from '../../../src/store/store.js';
 import type { TaskHandlers } from '../../../src/worker/task-handler.js';
 import { EngineStepper } from '../../support/engine-stepper.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
-import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import type { Store } from '../../../src/store/store.js';
 import { EngineStepper } from '../../support/engine-stepper.js';
 import { openTestStore } from '../../support/store-under-test.js';

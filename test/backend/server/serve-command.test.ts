@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { registerServeCommand } from '../../../src/cli/serve-command.js';
 import { Client } from '../../../src/client/client.js';
-import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { openStore } from '../../../src/store/open-store.js';
 import {
   freshStoreUrl,

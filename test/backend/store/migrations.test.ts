@@ -60,10 +60,19 @@ describe('migrations', () => {
 
   it('reopening a migrated database applies nothing and keeps the data', async () => {
     const first = await openStore(location.url);
+    // A new database: every migration applied, from version 0.
+    expect(first.migration.from).toBe(0);
+    expect(first.migration.applied[0]).toBe('initial');
+    expect(first.migration.applied).toHaveLength(first.migration.to);
     await first.addCounter({ job: 'j', field: 'n' }, 5n);
     await first.close();
     const second = await openStore(location.url);
     try {
+      expect(second.migration).toEqual({
+        from: first.migration.to,
+        to: first.migration.to,
+        applied: [],
+      });
       expect(await second.getCounter({ job: 'j', field: 'n' })).toBe(5n);
     } finally {
       await second.close();

@@ -7,9 +7,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { parseSemaphore } from '../../../src/core/semaphore.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { GraphEngine } from '../../../src/engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, taskStream } from '../../../src/engine/messages.js';
-import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { EngineStepper } from '../../support/engine-stepper.js';

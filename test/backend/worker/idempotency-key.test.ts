@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
-import { compileWorkflow } from '../../../src/graph/compile-workflow.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { type Serving, serve } from '../../../src/server/serve.js';
 import type { Store } from '../../../src/store/store.js';
 import type { TaskContext } from '../../../src/worker/task-handler.js';

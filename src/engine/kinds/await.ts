@@ -4,32 +4,71 @@
  * child's id is derived from the parent's, so a re-run of this step finds the same child
  * instead of making a second one.
  */
+import { z } from 'zod';
 import { COLLATION_DIGITS } from '../../core/collation-digits.js';
-import { NotFoundError } from '../../core/errors.js';
+import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
+import { description, expression, join, workflowId } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import type { ActivityAddress, ChildMessage } from '../messages.js';
 import { graphJobRows } from '../start-job.js';
 import type { Step } from '../step.js';
-import type { ActivityKind } from './activity-kind.js';
+import { defineKind } from './activity-kind.js';
+
+/** A compiled await. */
+export interface CompiledAwait extends CompiledActivityBase {
+  kind: 'await';
+  /** The child workflow id (its newest version runs). */
+  workflow: string;
+  /** JSONata producing the child's input; absent = the job input. */
+  input?: string;
+  /** false: start the child and go on without waiting. */
+  await: boolean;
+}
 
 /** The id of the child job an await activity starts. */
 export function childJobId(address: ActivityAddress): string {
   return `${address.job}.${address.a}${address.d ? `.${address.d}` : ''}`;
 }
 
-/** The await kind's Leg1. */
-export const awaitKind: ActivityKind = {
-  async enter(step, address) {
-    const activity = step.activity(address.a);
+/** The await kind. */
+export const awaitKind = defineKind({
+  kind: 'await',
+  document: z.strictObject({
+    kind: z.literal('await'),
+    workflow: workflowId.meta({ description: 'The child workflow to start.' }),
+    input: expression.optional(),
+    await: z
+      .boolean()
+      .optional()
+      .meta({ description: 'false: start the child and go on (default true).' }),
+    join: join.optional(),
+    description: description.optional(),
+  }),
+  expressions: ['input'],
+  compile: (doc, base): CompiledAwait => ({
+    ...base,
+    kind: 'await',
+    workflow: doc.workflow,
+    ...(doc.input !== undefined && { input: doc.input }),
+    await: doc.await ?? true,
+  }),
+  check({ id, fields }, { draft }, problems) {
+    if (fields.workflow === draft.workflow && fields.await !== false) {
+      problems.add(
+        ['activities', id, 'workflow'],
+        `awaits its own workflow ${JSON.stringify(draft.workflow)}: a job would wait on a copy of itself without end; use await: false to start a new job instead`,
+      );
+    }
+  },
+  respond: { child: respondChild },
+  async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
     const input = activity.input
       ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
       : step.job.input;
-    const workflow = activity.workflow;
-    if (!workflow) throw new NotFoundError('workflow', `(none given for ${activity.id})`);
-    const wf = await step.loadWorkflow(workflow);
+    const wf = await step.loadWorkflow(activity.workflow);
     const child = childJobId(address);
     // Starting a job is idempotent by id: a job already there under the child's id is it.
     if (!(await step.readJob(child))) {
@@ -57,10 +96,10 @@ export const awaitKind: ActivityKind = {
       await finishActivity(step, address, { outcome: 'success', output: { job: child } });
     }
   },
-};
+});
 
 /** Leg2 of an await: the child ended. False when Leg2 was already closed. */
-export async function respondChild(step: Step, message: ChildMessage): Promise<boolean> {
+async function respondChild(step: Step, message: ChildMessage): Promise<boolean> {
   const address = { job: message.job, a: message.a, d: message.d };
   if ((await passLeg2(step, address, 'final')) === undefined) return false;
   const child = await step.readJob(message.child);

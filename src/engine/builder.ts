@@ -15,13 +15,14 @@
  * ```
  */
 import { WorkflowDefinitionError } from '../core/errors.js';
-import { type CompileOptions, compileWorkflow } from './compile-workflow.js';
-import type { CompiledWorkflow } from './compiled-workflow.js';
-import type {
-  ActivityDocument,
-  TransitionItemDocument,
-  WorkflowDocument,
-} from './workflow-document.js';
+import {
+  type ActivityDocument,
+  type CompileOptions,
+  compileWorkflow,
+  type TransitionItemDocument,
+  type WorkflowDocument,
+} from './compiler.js';
+import type { CompiledWorkflow } from './kinds/index.js';
 
 type Kind = ActivityDocument['kind'];
 /** The fields of one activity kind, without `kind`. */

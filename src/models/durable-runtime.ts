@@ -1,0 +1,107 @@
+/**
+ * Code-first workflows as a {@link ModelRuntime}: the runtime of durable/ runs instance
+ * actions and control requests (`durable`) and the decisions of the workflows this
+ * process has the code of (`decide:<workflow>`). A task's start, success and failure
+ * are actions delivered to its instance (`onStart`, `onSuccess`, `onFailure`).
+ */
+import type { DurableEngine } from '../durable/durable-engine.js';
+import {
+  DURABLE_STREAM,
+  type DurableMessage,
+  decisionStream,
+} from '../durable/durable-messages.js';
+import { putCodeFirstDefinition } from '../durable/stored-definition.js';
+import { readInstance } from '../durable/stored-instance.js';
+import type { TaskMessage, TaskResponse } from '../engine/messages.js';
+import type { DeadLetter, ErrorRecord, JobRecord, Json } from '../store/records.js';
+import type { Store, StoreTx } from '../store/store.js';
+import { durableView } from './durable-view.js';
+import type {
+  AgentTask,
+  ModelRoute,
+  ModelRuntime,
+  ModelView,
+  StartRequest,
+  ViewContext,
+} from './model-runtime.js';
+
+/** Code-first jobs, on a {@link DurableEngine}. */
+export class DurableRuntime implements ModelRuntime {
+  readonly model = 'durable' as const;
+  readonly routes: readonly ModelRoute[];
+
+  constructor(private readonly engine: DurableEngine) {
+    const handle = (tx: StoreTx, payload: Json) =>
+      this.engine.handle(tx, payload as unknown as DurableMessage);
+    this.routes = [
+      { stream: DURABLE_STREAM, handle },
+      ...engine.workflowNames.map((name) => ({ stream: decisionStream(name), handle })),
+    ];
+  }
+
+  /** Stores the workflows this process has the code of, by name, so clients can start them. */
+  async announce(store: Store): Promise<void> {
+    for (const name of this.engine.workflowNames) await putCodeFirstDefinition(store, name);
+  }
+
+  /** `handle` gets the input as its arguments when it is an array, else as its one argument. */
+  async start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }> {
+    const args = Array.isArray(request.input) ? request.input : [request.input];
+    return this.engine.start(tx, { id: request.id, workflow: request.workflow, input: args });
+  }
+
+  /** Reports `onStart` to each task's instance, in job order. */
+  async tasksStarted(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void> {
+    const sorted = [...tasks].sort((x, y) => x.job.localeCompare(y.job));
+    for (const t of sorted) await this.engine.act(tx, t.job, { type: 'onStart', uuid: t.a });
+  }
+
+  /**
+   * Delivers `onSuccess` for a success and `onFailure` for anything else to each task's
+   * instance, one after the other.
+   */
+  async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
+    for (const response of responses) {
+      await this.engine.act(
+        tx,
+        response.job,
+        response.status === 'success'
+          ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+          : {
+              type: 'onFailure',
+              uuid: response.a,
+              error: response.error ?? { name: 'Error', message: 'task failed' },
+            },
+      );
+    }
+  }
+
+  /** Handed out under the work's uuid, with the hash its instance recorded for it. */
+  async agentTask(tx: StoreTx, task: TaskMessage): Promise<AgentTask> {
+    const instance = await readInstance(tx, task.job);
+    return { uuid: task.a, hash: instance?.statuses.find((s) => s.uuid === task.a)?.hash ?? '' };
+  }
+
+  /** Terminates the instance: it ends in FAILURE, its waits cancelled. */
+  async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
+    await this.engine.control(tx, job.id, 'terminate');
+    return [];
+  }
+
+  view(tx: StoreTx, job: JobRecord, context: ViewContext): Promise<ModelView> {
+    return durableView(tx, job, context);
+  }
+
+  endDeadLettered(
+    tx: StoreTx,
+    job: string,
+    _dead: DeadLetter,
+    error: ErrorRecord,
+  ): Promise<boolean> {
+    return this.engine.endDeadLettered(tx, job, error);
+  }
+
+  reopenDeadLettered(tx: StoreTx, job: string, dead: DeadLetter): Promise<boolean> {
+    return this.engine.reopenDeadLettered(tx, job, dead.id);
+  }
+}

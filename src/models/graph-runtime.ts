@@ -1,0 +1,108 @@
+/**
+ * Graph workflows (a file or the builder) as a {@link ModelRuntime}: the graph interpreter
+ * of engine/ runs the `engine` stream in batches and records task results set-based
+ * (`GraphEngine.respondBatch`); a job starts from its deployed, compiled definition.
+ */
+import { createHash } from 'node:crypto';
+import { NotFoundError } from '../core/errors.js';
+import type { GraphEngine } from '../engine/graph-engine.js';
+import { stateEntry } from '../engine/history.js';
+import type { CompiledWorkflow } from '../engine/kinds/index.js';
+import { loadWorkflow } from '../engine/loaded-workflow.js';
+import {
+  ENGINE_STREAM,
+  type EngineMessage,
+  type TaskMessage,
+  type TaskResponse,
+} from '../engine/messages.js';
+import { startGraphJob } from '../engine/start-job.js';
+import { validateJobInput } from '../graph/job-input.js';
+import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import { graphView } from './graph-view.js';
+import type {
+  AgentTask,
+  ModelRoute,
+  ModelRuntime,
+  ModelView,
+  StartRequest,
+  ViewContext,
+} from './model-runtime.js';
+
+/** Graph jobs, on a {@link GraphEngine}. */
+export class GraphRuntime implements ModelRuntime {
+  readonly model = 'graph' as const;
+  readonly routes: readonly ModelRoute[];
+
+  constructor(private readonly engine: GraphEngine) {
+    this.routes = [
+      {
+        stream: ENGINE_STREAM,
+        handle: async (tx, payload) => {
+          await this.engine.handle(tx, payload as unknown as EngineMessage);
+        },
+        handleBatch: async (tx, payloads) => {
+          await this.engine.handleBatch(tx, payloads as unknown as EngineMessage[]);
+        },
+      },
+    ];
+  }
+
+  /** Graph workflows are deployed, not announced by the processes that run them. */
+  async announce(): Promise<void> {}
+
+  /** Checks the input against the workflow's schema (a ValidationError), then starts the job. */
+  async start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }> {
+    if (!request.definition) throw new NotFoundError('workflow', request.workflow);
+    const compiled = request.definition.definition as unknown as CompiledWorkflow;
+    validateJobInput(compiled, request.input);
+    return startGraphJob(tx, {
+      id: request.id,
+      wf: loadWorkflow(compiled),
+      input: request.input,
+      now: this.engine.clock.now(),
+    });
+  }
+
+  /** Every response as one unit: the jobs locked once, one set-based write. */
+  async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
+    await this.engine.respondBatch(tx, responses);
+  }
+
+  /** One hand-out of one attempt; the hash names the activity's task. */
+  async agentTask(_tx: StoreTx, task: TaskMessage): Promise<AgentTask> {
+    const identity = JSON.stringify([task.task, task.job, task.a, task.d]);
+    return {
+      uuid: `${task.job}:${task.a}:${task.d}:${task.attempt}`,
+      hash: createHash('sha256').update(identity).digest('hex').slice(0, 32),
+    };
+  }
+
+  /** Ends the job in FAILURE with a Cancelled error; its child jobs are cancelled after it. */
+  async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
+    const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${job.id} was cancelled` };
+    const now = this.engine.clock.now();
+    // The state move holds the job's row, so its history line cannot race a step's.
+    if (await tx.setJobState(job.id, job.state, 'FAILURE', { error, finishedAt: now })) {
+      await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
+    }
+    return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
+  }
+
+  view(tx: StoreTx, job: JobRecord, context: ViewContext): Promise<ModelView> {
+    return graphView(tx, this.engine, job, context);
+  }
+
+  endDeadLettered(
+    tx: StoreTx,
+    job: string,
+    dead: DeadLetter,
+    error: ErrorRecord,
+  ): Promise<boolean> {
+    return this.engine.endDeadLettered(tx, job, dead.payload, error);
+  }
+
+  reopenDeadLettered(tx: StoreTx, job: string, dead: DeadLetter): Promise<boolean> {
+    return this.engine.reopenDeadLettered(tx, job, dead.payload, dead.id);
+  }
+}

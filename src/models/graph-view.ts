@@ -1,0 +1,110 @@
+/**
+ * A graph job's part of its view: the collation key (and the compositional key with its
+ * children's keys), one row per activity in the graph's order, and what it waits for.
+ */
+import { collationTable, formatCollationKey } from '../core/collation.js';
+import { type CompositionalNode, composeKey } from '../core/compositional-key.js';
+import type { GraphEngine } from '../engine/graph-engine.js';
+import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
+import { COLLATION_FIELD } from '../engine/step.js';
+import type { ActivityRecord, JobRecord } from '../store/records.js';
+import type { StoreTx } from '../store/store.js';
+import type { ActivityView } from './activity-view.js';
+import type { ChildView, ModelView, ViewContext } from './model-runtime.js';
+import { isoTime, until } from './view-time.js';
+
+/** Builds a graph job's part of its view. */
+export async function graphView(
+  tx: StoreTx,
+  engine: GraphEngine,
+  job: JobRecord,
+  { children, running, now }: ViewContext,
+): Promise<ModelView> {
+  const wf = await engine.workflow(tx, job.workflow, job.version);
+  const key = (await tx.getCounter({ job: job.id, field: COLLATION_FIELD })) ?? 0n;
+  const records = latestRecords(await tx.listActivities(job.id));
+  const rows = collationTable(wf.layout, key, wf.graphOrder);
+  const node: CompositionalNode = {
+    key: formatCollationKey(wf.layout, key),
+    children: children
+      .filter((c) => c.node && c.activity !== null && wf.layout.positions.has(c.activity))
+      .map((c) => ({
+        position: wf.layout.positions.get(c.activity as string) as number,
+        node: c.node as CompositionalNode,
+      })),
+  };
+  const activities = rows.map((row): ActivityView => {
+    const record = records.get(row.activity);
+    return {
+      id: row.activity,
+      kind: wf.compiled.activities[row.activity]?.kind ?? 'unknown',
+      state: row.state,
+      position: (wf.layout.positions.get(row.activity) as number) + 1,
+      digit: row.digit,
+      status: record?.status ?? null,
+      attempts: record?.attempt ?? 0,
+      error: record?.error ?? null,
+      startedAt: isoTime(record?.startedAt ?? null),
+      finishedAt: isoTime(record?.finishedAt ?? null),
+    };
+  });
+  return {
+    collation: formatCollationKey(wf.layout, key),
+    compositional: composeKey(node),
+    activities,
+    waitingFor: running ? graphWaits(wf, activities, records, children, now) : [],
+    node,
+  };
+}
+
+/** Each activity's newest record (a cycle leaves one per dimensional thread). */
+function latestRecords(records: readonly ActivityRecord[]): Map<string, ActivityRecord> {
+  const latest = new Map<string, ActivityRecord>();
+  for (const r of records) {
+    const seen = latest.get(r.activity);
+    if (!seen || r.updatedAt >= seen.updatedAt) latest.set(r.activity, r);
+  }
+  return latest;
+}
+
+/** What a running graph job waits for: its started tasks, sleeps, child jobs and paused hooks. */
+function graphWaits(
+  wf: LoadedWorkflow,
+  activities: readonly ActivityView[],
+  records: ReadonlyMap<string, ActivityRecord>,
+  children: readonly ChildView[],
+  now: number,
+): string[] {
+  const words: string[] = [];
+  for (const a of activities) {
+    const activity = wf.compiled.activities[a.id];
+    if (!activity) continue;
+    if (a.state === 'Paused' && activity.kind === 'hook') {
+      words.push(`waits for signal ${activity.signal ?? activity.id} (hook ${a.id})`);
+    } else if (a.state === 'Started') {
+      const record = records.get(a.id);
+      if (activity.kind === 'task') {
+        const attempt = a.attempts > 1 ? `, attempt ${a.attempts}` : '';
+        words.push(`waits for task ${activity.task ?? activity.id} (activity ${a.id}${attempt})`);
+      } else if (activity.kind === 'sleep') {
+        const at = (record?.input as { until?: number } | null)?.until;
+        words.push(
+          at === undefined
+            ? `sleeps (activity ${a.id})`
+            : `waits until ${until(at, now)} (sleep ${a.id})`,
+        );
+      } else if (activity.kind === 'await') {
+        const child = (record?.output as { job?: string } | null)?.job;
+        const state = children.find((c) => c.id === child)?.state;
+        words.push(
+          `waits for child job ${child ?? '?'}${state ? ` (${state})` : ''} (activity ${a.id})`,
+        );
+      } else {
+        words.push(`waits for ${activity.kind} ${a.id}`);
+      }
+    }
+  }
+  // Nothing under way: the job's next step is queued for a worker.
+  if (words.length === 0) words.push('waits for a worker to take its next step');
+  return words;
+}
