@@ -6,12 +6,14 @@ export {
   Client,
   type ClientOptions,
   type Deployment,
+  type HistoryOptions,
   type JobResult,
   type ResultOptions,
   type StartedJob,
   type StartInput,
   type StartOptions,
 } from './client/client.js';
+export type { HistoryChange, HistoryKind, JobHistoryEntry } from './client/job-history.js';
 export type { ActivityView, JobView } from './client/job-view.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';

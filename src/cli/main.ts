@@ -13,9 +13,10 @@ import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { LOG_FORMATS } from './cli-logger.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
+import { formatHistory } from './history-table.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
-import { positiveWholeNumber } from './numeric-option.js';
+import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import { packageVersion } from './package-version.js';
 import { formatJobList, formatJobView, type Output, printJson, processOutput } from './print.js';
 import { runCodeFirst } from './run-code-first.js';
@@ -257,6 +258,25 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const view = await new Client(store).status(job);
         if (opts.json) printJson(output, view);
         else output.out(formatJobView(view, { verbose: Boolean(opts.verbose) }));
+        return 0;
+      }),
+    );
+
+  storeOption(program.command('history <job>'))
+    .description(
+      "show a job's history: one row per committed step, oldest first (kind, activity, what changed, worker)",
+    )
+    .option('--after <seq>', 'only steps after this seq', wholeNumber({ min: 0 }))
+    .option('--limit <n>', 'at most this many', positiveWholeNumber)
+    .option('--json', 'print a JSON array of history entries')
+    .action(
+      withStore(async (store, opts, job: string) => {
+        const entries = await new Client(store).history(job, {
+          ...(opts.after !== undefined ? { afterSeq: opts.after as number } : {}),
+          ...(opts.limit !== undefined ? { limit: opts.limit as number } : {}),
+        });
+        if (opts.json) printJson(output, entries);
+        else output.out(formatHistory(entries));
         return 0;
       }),
     );

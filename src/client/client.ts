@@ -22,6 +22,7 @@ import { Models } from '../models/models.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
+import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
 
 /** Options of a client. */
@@ -80,6 +81,17 @@ export interface Deployment extends DefinitionRecord {
   /** The newest version before this one, when the deploy stored a changed definition. */
   previousVersion?: number;
 }
+
+/** Which entries `Client.history` reads. */
+export interface HistoryOptions {
+  /** Only entries after this `seq`. */
+  afterSeq?: number;
+  /** At most this many (default: all). */
+  limit?: number;
+}
+
+/** How many history lines one read of the store returns. */
+const HISTORY_PAGE = 1000;
 
 /** How many times a deploy re-reads the newest version when another deploy took its number. */
 const DEPLOY_ATTEMPTS = 5;
@@ -345,6 +357,26 @@ export class Client {
     const children = await this.store.transaction((tx) => this.models.ofJob(job).cancel(tx, job));
     for (const child of children) await this.cancel(child);
     return (await this.store.getJob(jobId)) as JobRecord;
+  }
+
+  /**
+   * A job's history: one entry per committed step, in order (`seq` 1, 2, 3…) — its
+   * start, each message and inline step (graph) or action and decision (code-first), a
+   * cancel, its end. `NotFoundError` when there is no such job.
+   */
+  async history(jobId: string, options: HistoryOptions = {}): Promise<JobHistoryEntry[]> {
+    if (!(await this.store.getJob(jobId))) throw new NotFoundError('job', jobId);
+    const out: JobHistoryEntry[] = [];
+    let afterSeq = options.afterSeq ?? 0;
+    const wanted = options.limit ?? Number.POSITIVE_INFINITY;
+    while (out.length < wanted) {
+      const limit = Math.min(HISTORY_PAGE, wanted - out.length);
+      const page = await this.store.historyOfJob(jobId, { afterSeq, limit });
+      out.push(...page.map(historyEntryView));
+      if (page.length < limit) break;
+      afterSeq = (page.at(-1) as { seq: number }).seq;
+    }
+    return out;
   }
 
   /** Lists jobs. */

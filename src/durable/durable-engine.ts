@@ -27,7 +27,13 @@ import {
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
 import { taskStream } from '../engine/messages.js';
-import type { ErrorRecord, JobRecord, Json, NewMessage } from '../store/records.js';
+import type {
+  ErrorRecord,
+  JobRecord,
+  Json,
+  NewHistoryEntry,
+  NewMessage,
+} from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { Action } from './actions.js';
 import { failByDeadLetter, reopenAfterDeadLetter } from './dead-letter.js';
@@ -46,6 +52,7 @@ import { pauseInstance, resumeInstance, terminateInstance } from './engine-contr
 import { applyDecisions } from './engine-decisions.js';
 import { startInstance } from './engine-start.js';
 import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
+import { actionLine, controlLine, decisionLine, startLine, stateLine } from './history-lines.js';
 import type { Instance } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import { moveJobState } from './job-state-path.js';
@@ -70,6 +77,8 @@ export interface DurableEngineOptions {
   /** Workflows whose decisions this process runs itself. */
   workflows?: readonly WorkflowDefinition<never[], unknown>[];
   values?: ValueSource;
+  /** Who commits this runtime's work, as the history names it: a worker's consumer id (default null: a client). */
+  worker?: string | null;
 }
 
 /** A task message for a code-first work. */
@@ -88,11 +97,13 @@ export class DurableEngine {
   readonly clock: Clock;
   private readonly workflows = new Map<string, WorkflowDefinition<never[], unknown>>();
   private readonly values: ValueSource;
+  private readonly worker: string | null;
 
   constructor(options: DurableEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     for (const wf of options.workflows ?? []) this.workflows.set(wf.name, wf);
     this.values = options.values ?? systemValueSource(this.clock);
+    this.worker = options.worker ?? null;
   }
 
   /** The workflow names this process can decide for. */
@@ -126,7 +137,9 @@ export class DurableEngine {
       createdAt: now,
     });
     if (!result.created) return result;
-    await this.advance(tx, result.job, instance, []);
+    await this.advance(tx, result.job, instance, [], undefined, [
+      startLine(instance, start.parent?.job, now),
+    ]);
     return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
   }
 
@@ -146,8 +159,9 @@ export class DurableEngine {
       if (!(await this.recordResult(tx, jobId, action.uuid))) return;
       await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
     }
-    const { instance: next, effects } = receiveAction(instance, action, this.clock.now());
-    await this.advance(tx, job, next, effects);
+    const now = this.clock.now();
+    const { instance: next, effects } = receiveAction(instance, action, now);
+    await this.advance(tx, job, next, effects, undefined, [actionLine(instance, action, now)]);
   }
 
   /** Pauses, resumes or terminates an instance. */
@@ -158,7 +172,7 @@ export class DurableEngine {
     const change =
       op === 'pause' ? pauseInstance : op === 'resume' ? resumeInstance : terminateInstance;
     const { instance, effects } = change(locked.instance, now);
-    await this.advance(tx, locked.job, instance, effects);
+    await this.advance(tx, locked.job, instance, effects, undefined, [controlLine(jobId, op, now)]);
   }
 
   /** Runs the decision in flight, when it is still `uuid` and this process has the code. */
@@ -187,8 +201,11 @@ export class DurableEngine {
     if (!locked?.instance.decision_ongoing || locked.instance.decision_uuid !== outcome.uuid) {
       return false;
     }
-    const applied = applyDecisions(settledAsIs(locked.instance), outcome, this.clock.now());
-    await this.advance(tx, locked.job, applied.instance, applied.effects);
+    const now = this.clock.now();
+    const applied = applyDecisions(settledAsIs(locked.instance), outcome, now);
+    await this.advance(tx, locked.job, applied.instance, applied.effects, undefined, [
+      decisionLine(jobId, outcome.uuid, applied.effects, now),
+    ]);
     return true;
   }
 
@@ -223,9 +240,11 @@ export class DurableEngine {
   async endDeadLettered(tx: StoreTx, jobId: string, error: ErrorRecord): Promise<boolean> {
     const locked = await this.lock(tx, jobId);
     if (!locked) return false;
-    const failed = failByDeadLetter(locked.instance, error, this.clock.now());
+    const now = this.clock.now();
+    const failed = failByDeadLetter(locked.instance, error, now);
     await this.perform(tx, locked.job, failed.effects);
     await this.save(tx, locked.job, failed.instance);
+    await this.writeHistory(tx, [stateLine(jobId, 'end', 'FAILURE', error, now)]);
     return true;
   }
 
@@ -243,6 +262,9 @@ export class DurableEngine {
     const patch = { context: instance as unknown as Json, error: null, finishedAt: null };
     await tx.setJobState(jobId, 'FAILURE', 'RUNNING', patch);
     await moveJobState(tx, jobId, 'RUNNING', flowStateOf(instance));
+    await this.writeHistory(tx, [
+      stateLine(jobId, 'reopen', flowStateOf(instance), null, this.clock.now()),
+    ]);
     return true;
   }
 
@@ -256,7 +278,8 @@ export class DurableEngine {
 
   /**
    * Performs effects, then triggers and runs decisions while this process has the code,
-   * and saves the instance and the job's state.
+   * and saves the instance and the job's state, with `lines` — what brought it here —
+   * and a line per decision run (and one for the job's end) in its history.
    */
   private async advance(
     tx: StoreTx,
@@ -264,6 +287,7 @@ export class DurableEngine {
     start: Instance,
     effects: Effect[],
     ongoing?: WorkflowDefinition<never[], unknown>,
+    lines: NewHistoryEntry[] = [],
   ): Promise<void> {
     let instance = start;
     let pending = effects;
@@ -293,12 +317,25 @@ export class DurableEngine {
       instance = settleInitialProperties(instance, definition);
       const request = currentRequest(instance);
       const outcome = await runDecision(request, definition, { values: this.values });
-      const applied = applyDecisions(instance, outcome, this.clock.now());
+      const now = this.clock.now();
+      const applied = applyDecisions(instance, outcome, now);
+      lines.push(decisionLine(job.id, outcome.uuid, applied.effects, now));
       instance = applied.instance;
       pending = applied.effects;
       definition = undefined;
     }
     await this.save(tx, job, instance);
+    const state = flowStateOf(instance);
+    if ((state === 'SUCCESS' || state === 'FAILURE') && job.state !== state) {
+      lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
+    }
+    await this.writeHistory(tx, lines);
+  }
+
+  /** Writes history lines, naming this runtime's worker, in one statement. */
+  private async writeHistory(tx: StoreTx, lines: NewHistoryEntry[]): Promise<void> {
+    if (lines.length === 0) return;
+    await tx.appendHistory(lines.map((line) => ({ ...line, worker: this.worker })));
   }
 
   private async save(tx: StoreTx, job: JobRecord, instance: Instance): Promise<void> {

@@ -8,9 +8,10 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { toErrorRecord, ValidationError } from '../core/errors.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
-import type { StoreTx } from '../store/store.js';
+import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
 import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.js';
+import type { GraphHistoryKind } from './history.js';
 import { JobState } from './job-state.js';
 import type { Leg2Message } from './kinds/activity-kind.js';
 import { kindOf } from './kinds/index.js';
@@ -45,12 +46,20 @@ export interface GraphEngineOptions {
    * between them. Past the budget, messages are appended as usual.
    */
   inlineSteps?: number;
+  /**
+   * Who commits this engine's steps, as their history lines name it: a worker's consumer
+   * id (default null: a client).
+   */
+  worker?: string | null;
 }
 
 /** One piece of a batch: a step to run over a job's state. */
 interface BatchWork {
   job: string;
   d: string;
+  /** What the step's history line calls it, and the activity it is for. */
+  kind: GraphHistoryKind;
+  a: string;
   body: (step: Step) => Promise<boolean>;
 }
 
@@ -63,11 +72,13 @@ interface InlineBudget {
 export class GraphEngine {
   readonly clock: Clock;
   private readonly inlineSteps: number;
+  private readonly worker: string | null;
   private readonly cache = new WorkflowCache();
 
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
+    this.worker = options.worker ?? null;
   }
 
   /** The loaded form of a stored workflow version. */
@@ -91,7 +102,7 @@ export class GraphEngine {
   async handleBatch(tx: StoreTx, messages: readonly EngineMessage[]): Promise<StepResult[]> {
     return this.runBatch(
       tx,
-      messages.map((m) => ({ job: m.job, d: m.d, body: this.bodyOf(m) })),
+      messages.map((m) => ({ job: m.job, d: m.d, kind: m.k, a: m.a, body: this.bodyOf(m) })),
     );
   }
 
@@ -99,7 +110,13 @@ export class GraphEngine {
   async respondBatch(tx: StoreTx, responses: readonly TaskResponse[]): Promise<StepResult[]> {
     return this.runBatch(
       tx,
-      responses.map((r) => ({ job: r.job, d: r.d, body: (step) => respondTask(step, r) })),
+      responses.map((r) => ({
+        job: r.job,
+        d: r.d,
+        kind: 'task' as const,
+        a: r.a,
+        body: (step: Step) => respondTask(step, r),
+      })),
     );
   }
 
@@ -148,29 +165,35 @@ export class GraphEngine {
         results.push({ status: 'dropped' });
         continue;
       }
-      results.push(await this.advance(tx, state, work.d, { left: this.inlineSteps }, work.body));
+      results.push(await this.advance(tx, state, work, { left: this.inlineSteps }));
     }
-    await applyUnit(tx, mergeUnits([...states.values()].map((s) => s.unit())));
+    await applyUnit(tx, this.signed(mergeUnits([...states.values()].map((s) => s.unit()))));
     return results;
+  }
+
+  /** The unit with this engine's worker named on its history lines. */
+  private signed(unit: UnitOfWork): UnitOfWork {
+    for (const entry of unit.history ?? []) entry.worker = this.worker;
+    return unit;
   }
 
   /** Runs one step (and the steps it holds back) over a job's state, planning only. */
   private async advance(
     tx: StoreTx,
     state: JobState,
-    dimension: string,
+    work: BatchWork,
     budget: InlineBudget,
-    body: (step: Step) => Promise<boolean>,
   ): Promise<StepResult> {
     const { job } = state;
-    const step = await this.newStep(tx, state, dimension);
+    const step = await this.newStep(tx, state, work.d);
     const { wf } = step;
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
         : undefined;
     if (hold) step.holdBack(hold);
-    if (!(await body(step))) return { status: 'duplicate' };
+    if (!(await work.body(step))) return { status: 'duplicate' };
+    await step.noteStep(work.kind, work.a);
     // Held `enter` messages run now, in this transaction, each a step of its own that
     // continues from the one before.
     let last = step;
@@ -178,7 +201,9 @@ export class GraphEngine {
     for (let message = queue.shift(); message; message = queue.shift()) {
       const next = last.successor(message.d);
       if (hold) next.holdBack(hold);
-      await this.enter(next, { job: message.job, a: message.a, d: message.d });
+      if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {
+        await next.noteStep('enter', message.a);
+      }
       queue.push(...next.takeHeld());
       last = next;
     }
@@ -219,9 +244,11 @@ export class GraphEngine {
     if (job?.state !== 'RUNNING' || job.model !== 'graph') return false;
     const state = new JobState(tx, job);
     const step = await this.newStep(tx, state, '');
-    await failDeadLettered(step, addressOf(step, payload), error);
+    const address = addressOf(step, payload);
+    await failDeadLettered(step, address, error);
+    await step.noteStep('dead-letter', address?.a ?? null);
     await this.finishJob(step);
-    await applyUnit(tx, state.unit());
+    await applyUnit(tx, this.signed(state.unit()));
     return true;
   }
 
@@ -242,8 +269,10 @@ export class GraphEngine {
     if (error?.code !== 'DEAD_LETTER' || error.messageId !== messageId) return false;
     const state = new JobState(tx, job);
     const step = await this.newStep(tx, state, '');
-    await reopenDeadLettered(step, addressOf(step, payload), error);
-    await applyUnit(tx, state.unit());
+    const address = addressOf(step, payload);
+    await reopenDeadLettered(step, address, error);
+    await step.noteStep('reopen', address?.a ?? null);
+    await applyUnit(tx, this.signed(state.unit()));
     return true;
   }
 
@@ -262,6 +291,7 @@ export class GraphEngine {
     }
     const state = error ? 'FAILURE' : 'SUCCESS';
     step.endJob('RUNNING', state, { output, error, finishedAt: this.clock.now() });
+    step.noteEnd(state, error);
     const parent = (
       job.context as { parent?: { job: string; activity: string; dimension: string } } | null
     )?.parent;

@@ -39,6 +39,7 @@ export class JobState {
     waiters: [],
     jobPatches: [],
     jobStates: [],
+    history: [],
   };
 
   constructor(

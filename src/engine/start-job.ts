@@ -3,9 +3,17 @@
  * the trigger's `enter` message, in one transaction. Idempotent by job id: starting an id
  * that exists returns that job and enqueues nothing.
  */
-import { initialCollationKey } from '../core/collation.js';
-import type { CounterRef, JobRecord, Json, NewJob, NewMessage } from '../store/records.js';
+import { formatCollationKey, initialCollationKey } from '../core/collation.js';
+import type {
+  CounterRef,
+  JobRecord,
+  Json,
+  NewHistoryEntry,
+  NewJob,
+  NewMessage,
+} from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { startEntry } from './history.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
 import { COLLATION_FIELD } from './step.js';
@@ -24,40 +32,46 @@ export interface GraphJobStart {
   input: Json;
   parent?: ParentLink;
   now: number;
+  /** Who starts it, for its history (null: a client). */
+  worker?: string | null;
 }
 
-/** The rows that start a graph job: the job, its collation key, its trigger's message. */
+/**
+ * The rows that start a graph job: the job, its collation key, its trigger's message, and
+ * its history's first line.
+ */
 export interface GraphJobRows {
   job: NewJob;
   collation: { ref: CounterRef; initial: bigint };
   enter: NewMessage;
+  start: NewHistoryEntry;
 }
 
 /** What starting a graph job writes, as data. */
 export function graphJobRows(start: GraphJobStart): GraphJobRows {
   const { compiled } = start.wf;
+  const initial = initialCollationKey(start.wf.layout);
+  const job: NewJob = {
+    id: start.id,
+    workflow: compiled.workflow,
+    version: compiled.version,
+    model: 'graph',
+    state: 'RUNNING',
+    input: start.input,
+    context: start.parent ? { parent: { ...start.parent } } : null,
+    parentId: start.parent?.job ?? null,
+    parentActivity: start.parent?.activity ?? null,
+    createdAt: start.now,
+  };
   return {
-    job: {
-      id: start.id,
-      workflow: compiled.workflow,
-      version: compiled.version,
-      model: 'graph',
-      state: 'RUNNING',
-      input: start.input,
-      context: start.parent ? { parent: { ...start.parent } } : null,
-      parentId: start.parent?.job ?? null,
-      parentActivity: start.parent?.activity ?? null,
-      createdAt: start.now,
-    },
-    collation: {
-      ref: { job: start.id, field: COLLATION_FIELD },
-      initial: initialCollationKey(start.wf.layout),
-    },
+    job,
+    collation: { ref: { job: start.id, field: COLLATION_FIELD }, initial },
     enter: {
       stream: ENGINE_STREAM,
       job: start.id,
       payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
     },
+    start: startEntry(job, formatCollationKey(start.wf.layout, initial), start.now),
   };
 }
 
@@ -71,5 +85,6 @@ export async function startGraphJob(
   if (!result.created) return result;
   await tx.addCounter(rows.collation.ref, 0n, rows.collation.initial);
   await tx.append([rows.enter]);
+  await tx.appendHistory([{ ...rows.start, worker: start.worker ?? null }]);
   return result;
 }

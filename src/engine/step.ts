@@ -8,7 +8,7 @@
  * call (chain of custody: the children's messages commit with the ack).
  */
 import type { Clock } from '../core/clock.js';
-import { checkedDeltaTo, digitOf } from '../core/collation.js';
+import { checkedDeltaTo, digitOf, formatCollationKey } from '../core/collation.js';
 import type { CollationDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
 import type { FlowState } from '../core/states.js';
@@ -21,12 +21,14 @@ import type {
   JobPatch,
   JobRecord,
   Json,
+  NewHistoryEntry,
   NewJob,
   NewMessage,
   NewTimer,
   NewWaiter,
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
+import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
 import type { JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
@@ -51,6 +53,12 @@ export class Step {
   private readonly held: EngineMessage[] = [];
   private hold: ((message: EngineMessage) => boolean) | undefined;
   private expressionData: Record<string, Json> | undefined;
+  /** The digits this step moved, by activity: [before its first move, after its last]. */
+  private readonly moves: Record<string, [CollationDigit, CollationDigit]> = {};
+  /** What this step wrote on activity records, by activity and dimension (for its history line). */
+  private readonly writes = new Map<string, OwnWrite>();
+  /** The state this step moved the job to, if it did. */
+  private jobMove: FlowState | undefined;
 
   constructor(
     private readonly state: JobState,
@@ -96,8 +104,11 @@ export class Step {
    * InvalidStateError. Every move of a chain folds into one add of the key.
    */
   async move(activity: string, to: CollationDigit): Promise<void> {
-    const delta = checkedDeltaTo(this.wf.layout, await this.collation(), activity, to);
+    const key = await this.collation();
+    const delta = checkedDeltaTo(this.wf.layout, key, activity, to);
     await this.state.addCounter({ job: this.job.id, field: COLLATION_FIELD }, delta);
+    const before = this.moves[activity]?.[0] ?? digitOf(this.wf.layout, key, activity);
+    this.moves[activity] = [before, to];
   }
 
   /** A counter of this job (a semaphore, a join's settle count…); undefined when unset. */
@@ -120,6 +131,12 @@ export class Step {
   /** Plans a write of an activity's record of this job. */
   putActivity(write: Omit<ActivityWrite, 'job'>): void {
     this.state.putActivity({ job: this.job.id, ...write }, this.clock.now());
+    const key = `${write.activity}\u0000${write.dimension ?? ''}`;
+    const own: OwnWrite = { ...this.writes.get(key) };
+    if (write.status !== undefined) own.status = write.status;
+    if (write.attempt !== undefined) own.attempt = write.attempt;
+    if (write.error !== undefined) own.error = write.error;
+    this.writes.set(key, own);
   }
 
   // ── messages, timers, waiters, jobs ────────────────────────────────────
@@ -158,15 +175,17 @@ export class Step {
     this.state.plan.removeWaiters.push(key);
   }
 
-  /** Plans a new job (a child), with its first counters and messages. */
+  /** Plans a new job (a child), with its first counters, messages and history line. */
   async createJob(
     job: NewJob,
     counters: { ref: CounterRef; initial: bigint }[],
     messages: NewMessage[],
+    start?: NewHistoryEntry,
   ): Promise<void> {
     this.state.plan.jobs.push(job);
     for (const c of counters) await this.state.addCounter(c.ref, 0n, c.initial);
     this.state.plan.append.push(...messages);
+    if (start) this.state.plan.history.push(start);
   }
 
   /** Reads another job (a child), without locking it. */
@@ -180,11 +199,44 @@ export class Step {
     this.state.plan.jobPatches.push({ id: this.job.id, patch: { error } });
   }
 
-  /** Plans this job's move to a final state. */
+  /** Plans this job's move to a final state (or, reopening it, out of one). */
   endJob(from: FlowState, to: FlowState, patch: JobPatch): void {
     this.state.plan.jobStates.push({ id: this.job.id, from, to, patch });
+    this.jobMove = to;
     // Later steps of the same batch see the job over.
     this.job.state = to;
+  }
+
+  /** Plans the history line of this job's end, in the state it ends in. */
+  noteEnd(state: FlowState, error: ErrorRecord | null): void {
+    this.state.plan.history.push(stateEntry(this.job.id, 'end', state, error, this.clock.now()));
+  }
+
+  // ── history ────────────────────────────────────────────────────────────
+
+  /**
+   * Plans this step's history line: `kind` (its message's kind) about `activity` in this
+   * step's dimension, with the digits it moved, the key after it, and what it wrote on
+   * that activity's record.
+   */
+  async noteStep(kind: GraphHistoryKind, activity: string | null): Promise<void> {
+    const own =
+      activity === null ? undefined : this.writes.get(`${activity}\u0000${this.dimension}`);
+    this.state.plan.history.push(
+      stepEntry(
+        this.job.id,
+        kind,
+        activity,
+        this.dimension,
+        {
+          digits: this.moves,
+          collation: formatCollationKey(this.wf.layout, await this.collation()),
+          own,
+          state: this.jobMove,
+        },
+        this.clock.now(),
+      ),
+    );
   }
 
   // ── expressions ────────────────────────────────────────────────────────

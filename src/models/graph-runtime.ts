@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError } from '../core/errors.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
+import { stateEntry } from '../engine/history.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import {
@@ -79,10 +80,12 @@ export class GraphRuntime implements ModelRuntime {
 
   /** Ends the job in FAILURE with a Cancelled error; its child jobs are cancelled after it. */
   async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
-    await tx.setJobState(job.id, job.state, 'FAILURE', {
-      error: { name: 'Cancelled', code: 'CANCELLED', message: `job ${job.id} was cancelled` },
-      finishedAt: this.engine.clock.now(),
-    });
+    const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${job.id} was cancelled` };
+    const now = this.engine.clock.now();
+    // The state move holds the job's row, so its history line cannot race a step's.
+    if (await tx.setJobState(job.id, job.state, 'FAILURE', { error, finishedAt: now })) {
+      await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
+    }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
   }
 

@@ -120,8 +120,8 @@ export class AgentServer {
       maxDeliveries: options.maxDeliveries ?? 10,
       clock,
       models: new Models({
-        graph: new GraphEngine({ clock }),
-        durable: new DurableEngine({ clock }),
+        graph: new GraphEngine({ clock, worker: this.consumer }),
+        durable: new DurableEngine({ clock, worker: this.consumer }),
       }),
       remember: 10_000,
     };

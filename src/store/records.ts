@@ -232,3 +232,47 @@ export interface DefinitionRecord {
   source: string | null;
   createdAt: number;
 }
+
+/**
+ * One line of a job's history, as an engine plans it: what one committed step (a
+ * message, an inline step, a decision, a start or a cancel) changed. The store numbers
+ * it: `seq` per job (1, 2, 3… in commit order) and `id` across the store.
+ */
+export interface NewHistoryEntry {
+  job: string;
+  /** What happened: `start`, `enter`, `task`, `signal`, `decision`, `end`… */
+  kind: string;
+  /** The activity (graph) or work id (code-first) it is about, when one. */
+  activity?: string | null;
+  /** The dimensional thread, `''` when absent. */
+  dimension?: string;
+  /** What changed, as JSON (digits before and after, the key, a status, works added…). */
+  change: Json;
+  /** Epoch ms; the store's clock when absent. */
+  at?: number;
+  /** Who committed it: the worker's consumer id; null for a client. */
+  worker?: string | null;
+}
+
+/** A stored line of a job's history. */
+export interface HistoryEntry {
+  /** Monotonic across the store (a string, like message ids). */
+  id: string;
+  job: string;
+  /** 1, 2, 3… per job, in commit order. */
+  seq: number;
+  kind: string;
+  activity: string | null;
+  dimension: string;
+  change: Json;
+  at: number;
+  worker: string | null;
+}
+
+/** Which lines of a job's history to read. */
+export interface HistoryQuery {
+  /** Only lines after this `seq` (keyset paging). */
+  afterSeq?: number;
+  /** At most this many (default 1000). */
+  limit?: number;
+}

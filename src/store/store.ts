@@ -20,10 +20,13 @@ import type {
   DefinitionRecord,
   ErrorRecord,
   FiredTimer,
+  HistoryEntry,
+  HistoryQuery,
   JobFilter,
   JobPatch,
   JobRecord,
   Json,
+  NewHistoryEntry,
   NewJob,
   NewMessage,
   NewTimer,
@@ -202,6 +205,16 @@ export interface StoreTx {
    * so a waiter that registers later receives it.
    */
   deliverSignal(key: string, data: Json, options?: { ttlMs?: number }): Promise<SignalOutcome>;
+
+  // ── history ───────────────────────────────────────────────────────────
+  /**
+   * Appends lines to their jobs' histories, in order, in one statement: each line gets
+   * the next `seq` of its job (several lines of one job get consecutive numbers). Callers
+   * hold the jobs' locks (a job being created needs none).
+   */
+  appendHistory(entries: NewHistoryEntry[]): Promise<void>;
+  /** A job's history by `seq`, after `afterSeq`, at most `limit` lines (default 1000). */
+  historyOfJob(job: string, query?: HistoryQuery): Promise<HistoryEntry[]>;
 }
 
 /** What a notice listener is told about. */
@@ -282,8 +295,10 @@ export interface UnitOfWork {
   waiters?: NewWaiter[];
   /** Job fields to write without a state move. */
   jobPatches?: { id: string; patch: JobPatch }[];
-  /** Job state moves, applied last. */
+  /** Job state moves. */
   jobStates?: JobStateMove[];
+  /** Lines for the jobs' histories, applied last, in one statement. */
+  history?: NewHistoryEntry[];
 }
 
 /** Re-exported records, so callers import the contract from one place. */

@@ -1,9 +1,10 @@
 /**
  * Applies a {@link UnitOfWork} in one transaction: the ack, the child jobs, the messages,
- * the counter adds, the data writes, the timers, the waiters and the job moves commit
- * together or not at all. The ack goes first, so a unit whose message another consumer
- * now holds changes nothing; a counter whose stored result is not the one the planner
- * expected fails the unit, so a plan made from stale reads never commits.
+ * the counter adds, the data writes, the timers, the waiters, the job moves and the lines
+ * they leave in their jobs' histories commit together or not at all. The ack goes first,
+ * so a unit whose message another consumer now holds changes nothing; a counter whose
+ * stored result is not the one the planner expected fails the unit, so a plan made from
+ * stale reads never commits.
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
 import { counterKey } from './counter-key.js';
@@ -74,6 +75,7 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
       throw new InvalidStateError('flow', move.from, move.to, `job ${move.id} is not ${move.from}`);
     }
   }
+  if (unit.history?.length) await tx.appendHistory(unit.history);
   return { counters, messageIds };
 }
 

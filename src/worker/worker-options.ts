@@ -74,7 +74,7 @@ export interface WorkerOptions {
    * up: it stops and {@link Worker.run} rejects naming the last error (default 600000 ms).
    */
   giveUpMs?: number;
-  /** A name for this worker's claims (default host:pid:random). */
+  /** A name for this worker's claims, also on the history lines it commits (default host:pid:random). */
   consumer?: string;
   clock?: Clock;
   logger?: WorkerLogger;

@@ -106,8 +106,17 @@ export class Worker {
     this.giveUpMs = options.giveUpMs ?? 600_000;
     this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? 4));
     this.concurrency = options.concurrency ?? 10;
-    this.graph = new GraphEngine({ clock: this.clock, inlineSteps: options.inlineSteps ?? 64 });
-    this.durable = new DurableEngine({ clock: this.clock, workflows: options.workflows ?? [] });
+    // Their steps' history lines name this worker by its consumer id.
+    this.graph = new GraphEngine({
+      clock: this.clock,
+      inlineSteps: options.inlineSteps ?? 64,
+      worker: this.consumer,
+    });
+    this.durable = new DurableEngine({
+      clock: this.clock,
+      workflows: options.workflows ?? [],
+      worker: this.consumer,
+    });
     this.models = new Models({ graph: this.graph, durable: this.durable });
     this.routes = this.models.all.flatMap((model) => model.routes.map(engineRoute));
     this.tasks = new TaskRunner(

@@ -81,7 +81,7 @@ export const awaitKind = defineKind({
           ? {}
           : { parent: { job: step.job.id, activity: address.a, dimension: address.d } }),
       });
-      await step.createJob(rows.job, [rows.collation], [rows.enter]);
+      await step.createJob(rows.job, [rows.collation], [rows.enter], rows.start);
     }
     step.putActivity({
       activity: address.a,

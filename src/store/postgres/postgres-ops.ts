@@ -13,9 +13,11 @@ import type {
   CounterRef,
   DefinitionRecord,
   ErrorRecord,
+  HistoryQuery,
   JobFilter,
   JobPatch,
   Json,
+  NewHistoryEntry,
   NewJob,
   NewMessage,
   NewTimer,
@@ -27,6 +29,7 @@ import type { Db } from './ops/context.js';
 import { counters } from './ops/counters.js';
 import { deadLetters } from './ops/dead-letters.js';
 import { definitions } from './ops/definitions.js';
+import { history } from './ops/history.js';
 import { jobs } from './ops/jobs.js';
 import { signals } from './ops/signals.js';
 import { streams } from './ops/streams.js';
@@ -178,5 +181,11 @@ export class PostgresStoreTx implements StoreTx {
   }
   deliverSignal(key: string, data: Json, options?: { ttlMs?: number }) {
     return this.invoke(ATOMIC, (db) => signals.deliverSignal(db, key, data, options));
+  }
+  appendHistory(entries: NewHistoryEntry[]) {
+    return this.invoke(ONE, (db) => history.appendHistory(db, entries));
+  }
+  historyOfJob(job: string, query?: HistoryQuery) {
+    return this.invoke(ONE, (db) => history.historyOfJob(db, job, query));
   }
 }

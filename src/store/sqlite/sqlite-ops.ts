@@ -12,9 +12,11 @@ import type {
   CounterRef,
   DefinitionRecord,
   ErrorRecord,
+  HistoryQuery,
   JobFilter,
   JobPatch,
   Json,
+  NewHistoryEntry,
   NewJob,
   NewMessage,
   NewTimer,
@@ -25,6 +27,7 @@ import { SqliteActivities } from './ops/activities.js';
 import type { OpsContext } from './ops/context.js';
 import { SqliteCounters } from './ops/counters.js';
 import { SqliteDefinitions } from './ops/definitions.js';
+import { SqliteHistory } from './ops/history.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteSignals } from './ops/signals.js';
 import { SqliteStreams } from './ops/streams.js';
@@ -39,6 +42,7 @@ export interface SqliteOps {
   streams: SqliteStreams;
   timers: SqliteTimers;
   signals: SqliteSignals;
+  history: SqliteHistory;
 }
 
 /** Prepares every statement once. */
@@ -52,6 +56,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     streams,
     timers: new SqliteTimers(ctx, streams),
     signals: new SqliteSignals(ctx, streams),
+    history: new SqliteHistory(ctx),
   };
 }
 
@@ -220,5 +225,11 @@ export class BoundStoreTx implements StoreTx {
   }
   deliverSignal(key: string, data: Json, options?: { ttlMs?: number }) {
     return this.invoke(W, () => this.ops.signals.deliverSignal(key, data, options));
+  }
+  appendHistory(entries: NewHistoryEntry[]) {
+    return this.invoke(W, () => this.ops.history.appendHistory(entries));
+  }
+  historyOfJob(job: string, query?: HistoryQuery) {
+    return this.invoke(R, () => this.ops.history.historyOfJob(job, query));
   }
 }

@@ -7,6 +7,12 @@ import type { Migration } from '../../migration-plan.js';
 import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
 import { messageErrors } from './0003-message-errors.js';
+import { history } from './0004-history.js';
 
 /** Every PostgreSQL migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [initial, activityTimes, messageErrors];
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  initial,
+  activityTimes,
+  messageErrors,
+  history,
+];

@@ -1,0 +1,72 @@
+/**
+ * A job's history as `Client.history` and `weft history` show it: one entry per committed
+ * step, in order — what kind of step, which activity (or code-first work) in which
+ * dimension, what it changed, when (ISO 8601, UTC) and which worker committed it.
+ */
+import type { FlowState } from '../core/states.js';
+import type { DurableHistoryKind } from '../durable/history-lines.js';
+import type { GraphHistoryKind } from '../engine/history.js';
+import type { HistoryEntry, Json } from '../store/records.js';
+
+/** What a history entry is about (graph steps and code-first events share most names). */
+export type HistoryKind = GraphHistoryKind | DurableHistoryKind;
+
+/** What a step changed. Every field is optional: each kind of step says what applies. */
+export interface HistoryChange {
+  /** Graph: each activity whose digit moved, `[before, after]`. */
+  digits?: Record<string, [number, number]>;
+  /** Graph: the collation key after the step. */
+  collation?: string;
+  /** The status the step wrote on its activity (graph), or a work's (`started`, `completed`, `failed`). */
+  status?: string;
+  /** Graph: the attempt the step wrote on its activity. */
+  attempt?: number;
+  /** An error the step recorded, as `Name: message`. */
+  error?: string;
+  /** The job's state, when the step moved it (`start`, `end`, `cancel`, `reopen`…). */
+  state?: FlowState;
+  /** `start`: the workflow (and version, graph) and the parent job, if any. */
+  workflow?: string;
+  version?: number;
+  parent?: string;
+  /** Code-first: the work's name (a task's, a child workflow's), or the event's (`event`). */
+  name?: string;
+  event?: string;
+  /** Code-first `decision`: its id, and the works, waits and events it added. */
+  decision?: string;
+  added?: Json[];
+  /** Code-first `decision`: the code no longer matched the history. */
+  modified?: string;
+  /** Code-first `pause`, `resume`, `cancel`: the operation. */
+  op?: string;
+  [key: string]: Json | undefined;
+}
+
+/** One entry of a job's history. */
+export interface JobHistoryEntry {
+  /** 1, 2, 3… in commit order. */
+  seq: number;
+  kind: HistoryKind;
+  /** The graph activity, or the code-first work's id; null for the job as a whole. */
+  activity: string | null;
+  /** The dimensional thread (`''` outside cycles). */
+  dimension: string;
+  change: HistoryChange;
+  /** ISO 8601 time it was planned, in UTC. */
+  at: string;
+  /** The consumer id of the worker that committed it; null for a client (start, cancel…). */
+  worker: string | null;
+}
+
+/** A stored history line as an entry. */
+export function historyEntryView(entry: HistoryEntry): JobHistoryEntry {
+  return {
+    seq: entry.seq,
+    kind: entry.kind as HistoryKind,
+    activity: entry.activity,
+    dimension: entry.dimension,
+    change: (entry.change ?? {}) as HistoryChange,
+    at: new Date(entry.at).toISOString(),
+    worker: entry.worker,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * PostgreSQL job history: a call's rows go in with one `INSERT … SELECT FROM unnest`,
+ * each taking its job's highest `seq` so far plus its rank among the call's rows of that
+ * job, so several rows of one job in one statement number consecutively. Callers hold
+ * the jobs' locks; the unique (job, seq) index turns a writer that did not into an error
+ * rather than a duplicate number.
+ */
+import type { HistoryEntry, HistoryQuery, Json, NewHistoryEntry } from '../../records.js';
+import { type Db, ms, sql, toJson } from './context.js';
+
+interface HistoryRow {
+  id: number;
+  job: string;
+  seq: number;
+  kind: string;
+  activity: string | null;
+  dimension: string;
+  change: Json;
+  at: number;
+  worker: string | null;
+}
+
+function toEntry(row: HistoryRow): HistoryEntry {
+  return {
+    id: String(row.id),
+    job: row.job,
+    seq: row.seq,
+    kind: row.kind,
+    activity: row.activity,
+    dimension: row.dimension,
+    change: row.change,
+    at: row.at,
+    worker: row.worker,
+  };
+}
+
+/** How many lines a history read returns when the caller gives no limit. */
+export const DEFAULT_HISTORY_LIMIT = 1000;
+
+const INSERT_MANY = sql(
+  'history_append',
+  `INSERT INTO weft_history (job, seq, kind, activity, dimension, change, at, worker)
+   SELECT u.job,
+          COALESCE((SELECT max(h.seq) FROM weft_history h WHERE h.job = u.job), 0)
+            + row_number() OVER (PARTITION BY u.job ORDER BY u.n),
+          u.kind, u.activity, u.dimension, u.change::json, u.at, u.worker
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+               $7::text[])
+     WITH ORDINALITY AS u(job, kind, activity, dimension, change, at, worker, n)
+   ORDER BY u.n`,
+);
+
+const SELECT_JOB = sql(
+  'history_of_job',
+  `SELECT id, job, seq, kind, activity, dimension, change, at, worker
+   FROM weft_history WHERE job = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+);
+
+/** History operations. */
+export const history = {
+  /** Appends lines, in order, in one statement. */
+  async appendHistory(db: Db, entries: NewHistoryEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const now = db.clock.now();
+    await db.count(INSERT_MANY, [
+      entries.map((e) => e.job),
+      entries.map((e) => e.kind),
+      entries.map((e) => e.activity ?? null),
+      entries.map((e) => e.dimension ?? ''),
+      entries.map((e) => toJson(e.change)),
+      entries.map((e) => ms(e.at ?? now)),
+      entries.map((e) => e.worker ?? null),
+    ]);
+  },
+
+  /** A job's lines by seq. */
+  async historyOfJob(db: Db, job: string, query: HistoryQuery = {}): Promise<HistoryEntry[]> {
+    const rows = await db.rows<HistoryRow>(SELECT_JOB, [
+      job,
+      query.afterSeq ?? 0,
+      query.limit ?? DEFAULT_HISTORY_LIMIT,
+    ]);
+    return rows.map(toEntry);
+  },
+};
