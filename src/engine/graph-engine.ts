@@ -147,14 +147,19 @@ export class GraphEngine {
       (job) => job.state === 'RUNNING' && job.model === 'graph',
     );
     const liveIds = live.map((job) => job.id);
-    const counters = await tx.countersOfJobs(liveIds);
-    const records = await tx.activitiesOfJobs(liveIds);
+    // Only the threads the batch's messages run in (and the job's own, '') are read: a
+    // job that cycled a thousand times keeps a thousand threads nobody here needs.
+    const dimensions = [...new Set(['', ...works.map((w) => w.d)])];
+    const counters = await tx.countersOfJobs(liveIds, dimensions);
+    const records = await tx.activitiesOfJobs(liveIds, dimensions);
     const states = new Map<string, JobState>();
     for (const job of live) {
       const state = new JobState(tx, job);
+      const own = new Set(['', ...works.filter((w) => w.job === job.id).map((w) => w.d)]);
       state.seed(
-        counters.filter((c) => c.ref.job === job.id),
-        records.filter((r) => r.job === job.id),
+        counters.filter((c) => c.ref.job === job.id && own.has(c.ref.dimension ?? '')),
+        records.filter((r) => r.job === job.id && own.has(r.dimension)),
+        own,
       );
       states.set(job.id, state);
     }
@@ -199,6 +204,7 @@ export class GraphEngine {
     let last = step;
     const queue = step.takeHeld();
     for (let message = queue.shift(); message; message = queue.shift()) {
+      await state.loadDimension(message.d);
       const next = last.successor(message.d);
       if (hold) next.holdBack(hold);
       if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {

@@ -26,9 +26,13 @@ interface CounterEntry {
 export class JobState {
   private readonly counters = new Map<string, CounterEntry>();
   private readonly records = new Map<string, ActivityRecord | undefined>();
-  private listed = false;
-  /** Set by {@link seed}: every counter of this job is in memory, so a miss means absent. */
-  private seeded = false;
+  /**
+   * The dimensional threads whose counters and records are all in memory (by
+   * {@link seed} or {@link loadDimension}): a miss in one of them means absent.
+   */
+  private readonly seeded = new Set<string>();
+  /** Each activity's newest stored record(s), read once when expressions need them. */
+  private newest: ActivityRecord[] | undefined;
   private readonly writes = new Map<string, ActivityWrite>();
   private readonly planned: Required<Omit<UnitOfWork, 'ack' | 'counters' | 'activities'>> = {
     jobs: [],
@@ -49,10 +53,16 @@ export class JobState {
   ) {}
 
   /**
-   * Fills the state with everything stored for the job — its counters and activity
-   * records, read for a whole batch of jobs at once — so its steps read nothing more.
+   * Fills the state with what is stored for the job in the dimensional threads
+   * `dimensions` — its counters and activity records there, read for a whole batch of
+   * jobs at once — so steps in those threads read nothing more. A job's other threads
+   * (a long cycle leaves one per iteration) are read only if a step reaches them.
    */
-  seed(counters: { ref: CounterRef; value: bigint }[], records: ActivityRecord[]): void {
+  seed(
+    counters: { ref: CounterRef; value: bigint }[],
+    records: ActivityRecord[],
+    dimensions: Iterable<string>,
+  ): void {
     for (const c of counters) {
       const key = counterKey(c.ref);
       if (!this.counters.has(key)) this.counters.set(key, { value: c.value });
@@ -61,8 +71,17 @@ export class JobState {
       const key = activityKey(r.job, r.activity, r.dimension);
       if (!this.records.has(key)) this.records.set(key, r);
     }
-    this.seeded = true;
-    this.listed = true;
+    for (const d of dimensions) this.seeded.add(d);
+  }
+
+  /** Reads a dimensional thread's counters and records, once, so a step there reads no more. */
+  async loadDimension(dimension: string): Promise<void> {
+    if (this.seeded.has(dimension)) return;
+    const [counters, records] = [
+      await this.tx.countersOfJobs([this.job.id], [dimension]),
+      await this.tx.activitiesOfJobs([this.job.id], [dimension]),
+    ];
+    this.seed(counters, records, [dimension]);
   }
 
   /** A counter's value: stored plus planned adds; undefined when it does not exist. */
@@ -92,7 +111,7 @@ export class JobState {
     const key = counterKey(ref);
     let entry = this.counters.get(key);
     if (!entry) {
-      const known = this.seeded && ref.job === this.job.id;
+      const known = ref.job === this.job.id && this.seeded.has(ref.dimension ?? '');
       entry = { value: known ? undefined : await this.tx.getCounter(ref) };
       this.counters.set(key, entry);
     }
@@ -102,23 +121,25 @@ export class JobState {
   /** One activity record, with this chain's writes applied. */
   async activity(activity: string, dimension = ''): Promise<ActivityRecord | undefined> {
     const key = activityKey(this.job.id, activity, dimension);
-    if (!this.records.has(key) && !this.listed) {
+    if (!this.records.has(key) && !this.seeded.has(dimension)) {
       this.records.set(key, await this.tx.getActivity(this.job.id, activity, dimension));
     }
     return this.records.get(key);
   }
 
-  /** Every activity record of the job, with this chain's writes applied. */
-  async activities(): Promise<ActivityRecord[]> {
-    if (!this.listed) {
-      const stored = await this.tx.listActivities(this.job.id);
-      for (const r of stored) {
-        const key = activityKey(r.job, r.activity, r.dimension);
-        if (!this.records.has(key)) this.records.set(key, r);
-      }
-      this.listed = true;
-    }
-    return [...this.records.values()].filter((r): r is ActivityRecord => r !== undefined);
+  /**
+   * The records expressions choose from, with this chain's writes applied: every record
+   * of the threads in memory, plus each activity's newest stored record (read once).
+   * For every activity it holds its record in any loaded thread and its newest one
+   * overall, so "this thread's record, else the newest" reads the same as over all of
+   * the job's records.
+   */
+  async candidates(): Promise<ActivityRecord[]> {
+    if (!this.newest) this.newest = await this.tx.newestActivities(this.job.id);
+    const out = new Map<string, ActivityRecord>();
+    for (const r of this.newest) out.set(activityKey(r.job, r.activity, r.dimension), r);
+    for (const [key, r] of this.records) if (r) out.set(key, r);
+    return [...out.values()];
   }
 
   /** Plans an activity write; absent fields keep what is stored, as the store does. */

@@ -249,7 +249,7 @@ export class Step {
   async data(): Promise<Record<string, Json>> {
     if (!this.expressionData) {
       const data: Record<string, Json> = { input: this.job.input };
-      const records = await this.state.activities();
+      const records = await this.state.candidates();
       const rank = (r: ActivityRecord) => [
         r.dimension === this.dimension ? 1 : 0,
         r.updatedAt,

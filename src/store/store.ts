@@ -89,8 +89,15 @@ export interface StoreTx {
   /** Every counter of a job, keyed `field` for job counters and `activity/dimension/field` for activity counters. */
   listCounters(job: string): Promise<Map<string, bigint>>;
 
-  /** Every counter of these jobs, with its reference (a batch's snapshot). */
-  countersOfJobs(jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]>;
+  /**
+   * Every counter of these jobs, with its reference (a batch's snapshot); with
+   * `dimensions`, only the counters of those dimensional threads (`''` is the job's own
+   * and its activities' first thread).
+   */
+  countersOfJobs(
+    jobs: string[],
+    dimensions?: string[],
+  ): Promise<{ ref: CounterRef; value: bigint }[]>;
   /** Reads several counters at once; `undefined` for those never written. */
   getCounters(refs: CounterRef[]): Promise<(bigint | undefined)[]>;
   /**
@@ -111,8 +118,17 @@ export interface StoreTx {
   /** Every activity record of a job. */
   listActivities(job: string): Promise<ActivityRecord[]>;
 
-  /** Every activity record of these jobs (a batch's snapshot). */
-  activitiesOfJobs(jobs: string[]): Promise<ActivityRecord[]>;
+  /**
+   * Every activity record of these jobs (a batch's snapshot); with `dimensions`, only
+   * those of these dimensional threads.
+   */
+  activitiesOfJobs(jobs: string[], dimensions?: string[]): Promise<ActivityRecord[]>;
+  /**
+   * For each activity of a job, its newest record (greatest `updatedAt`; every record
+   * sharing that time when several do): what expressions read of an activity that did
+   * not run in their own thread, without reading every thread a long cycle left.
+   */
+  newestActivities(job: string): Promise<ActivityRecord[]>;
   /** Reads several activities at once, in order; `undefined` for those never written. */
   getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]>;
   /** Upserts several activities at once, as {@link putActivity} each; each key may appear once. */

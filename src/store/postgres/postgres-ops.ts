@@ -81,8 +81,8 @@ export class PostgresStoreTx implements StoreTx {
   getCounter(ref: CounterRef) {
     return this.invoke(ONE, (db) => counters.getCounter(db, ref));
   }
-  countersOfJobs(jobs: string[]) {
-    return this.invoke(ONE, (db) => counters.countersOfJobs(db, jobs));
+  countersOfJobs(jobs: string[], dimensions?: string[]) {
+    return this.invoke(ONE, (db) => counters.countersOfJobs(db, jobs, dimensions));
   }
   getCounters(refs: CounterRef[]) {
     return this.invoke(ONE, (db) => counters.getCounters(db, refs));
@@ -99,8 +99,11 @@ export class PostgresStoreTx implements StoreTx {
   getActivity(job: string, activity: string, dimension?: string) {
     return this.invoke(ONE, (db) => activities.getActivity(db, job, activity, dimension));
   }
-  activitiesOfJobs(jobs: string[]) {
-    return this.invoke(ONE, (db) => activities.activitiesOfJobs(db, jobs));
+  activitiesOfJobs(jobs: string[], dimensions?: string[]) {
+    return this.invoke(ONE, (db) => activities.activitiesOfJobs(db, jobs, dimensions));
+  }
+  newestActivities(job: string) {
+    return this.invoke(ONE, (db) => activities.newestActivities(db, job));
   }
   getActivities(keys: ActivityKey[]) {
     return this.invoke(ONE, (db) => activities.getActivities(db, keys));

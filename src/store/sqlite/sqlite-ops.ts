@@ -128,8 +128,8 @@ export class BoundStoreTx implements StoreTx {
   listCounters(job: string) {
     return this.invoke(R, () => this.ops.counters.listCounters(job));
   }
-  countersOfJobs(jobs: string[]) {
-    return this.invoke(R, () => this.ops.counters.countersOfJobs(jobs));
+  countersOfJobs(jobs: string[], dimensions?: string[]) {
+    return this.invoke(R, () => this.ops.counters.countersOfJobs(jobs, dimensions));
   }
   putActivity(write: ActivityWrite) {
     return this.invoke(W, () => this.ops.activities.putActivity(write));
@@ -150,10 +150,17 @@ export class BoundStoreTx implements StoreTx {
   listActivities(job: string) {
     return this.invoke(R, () => this.ops.activities.listActivities(job));
   }
-  activitiesOfJobs(jobs: string[]) {
+  activitiesOfJobs(jobs: string[], dimensions?: string[]) {
     return this.invoke(R, () =>
-      [...new Set(jobs)].flatMap((job) => this.ops.activities.listActivities(job)),
+      [...new Set(jobs)].flatMap((job) =>
+        dimensions
+          ? this.ops.activities.activitiesInDimensions(job, dimensions)
+          : this.ops.activities.listActivities(job),
+      ),
     );
+  }
+  newestActivities(job: string) {
+    return this.invoke(R, () => this.ops.activities.newestActivities(job));
   }
   append(messages: NewMessage[]) {
     return this.invoke(W, () => this.ops.streams.append(messages));

@@ -56,6 +56,54 @@ describe('batch operations', () => {
     expect(await store.transaction((tx) => tx.countersOfJobs([]))).toEqual([]);
   });
 
+  it('reads only the dimensional threads asked for, the job-level ones under ""', async () => {
+    await store.addCounter({ job: 'j', field: 'key' }, 5n);
+    await store.addCounter({ job: 'j', activity: 'a', field: 'iterations' }, 2n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: 'c#1', field: 'sem' }, 9n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: 'c#2', field: 'sem' }, 8n);
+    await store.addCounter({ job: 'k', activity: 'b', dimension: 'c#2', field: 'sem' }, 7n);
+    await store.putActivities([
+      { job: 'j', activity: 'a', dimension: '' },
+      { job: 'j', activity: 'a', dimension: 'c#1' },
+      { job: 'j', activity: 'a', dimension: 'c#2' },
+      { job: 'k', activity: 'b', dimension: 'c#1' },
+    ]);
+    const [counters, activities] = await store.transaction(async (tx) => [
+      await tx.countersOfJobs(['j', 'k'], ['', 'c#2', 'c#2']),
+      await tx.activitiesOfJobs(['j', 'k'], ['c#1']),
+    ]);
+    expect(
+      counters
+        .map((c) => `${c.ref.job}/${c.ref.activity}/${c.ref.dimension}/${c.ref.field}`)
+        .sort(),
+    ).toEqual(['j///key', 'j/a//iterations', 'j/a/c#2/sem', 'k/b/c#2/sem']);
+    expect(activities.map((a) => `${a.job}/${a.activity}/${a.dimension}`).sort()).toEqual([
+      'j/a/c#1',
+      'k/b/c#1',
+    ]);
+    expect(await store.transaction((tx) => tx.countersOfJobs(['j'], []))).toEqual([]);
+  });
+
+  it("reads each activity's newest record, every one of them when several share the time", async () => {
+    await store.putActivity({ job: 'j', activity: 'a', dimension: 'c#1', output: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.putActivity({ job: 'j', activity: 'a', dimension: 'c#2', output: 2 });
+    await store.putActivity({ job: 'j', activity: 'b', dimension: '', output: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // One call stamps its rows with one time: both are b's newest.
+    await store.putActivities([
+      { job: 'j', activity: 'b', dimension: 'c#1', output: 4 },
+      { job: 'j', activity: 'b', dimension: 'c#2', output: 5 },
+    ]);
+    await store.putActivity({ job: 'k', activity: 'a', output: 6 });
+    const newest = await store.transaction((tx) => tx.newestActivities('j'));
+    expect(newest.map((r) => `${r.activity}/${r.dimension}=${r.output}`).sort()).toEqual([
+      'a/c#2=2',
+      'b/c#1=4',
+      'b/c#2=5',
+    ]);
+  });
+
   it('reads counters in order, undefined for those never written', async () => {
     await store.addCounter({ job: 'j', field: 'x' }, 5n);
     await store.addCounter({ job: 'j', activity: 'a', dimension: ',0', field: 'y' }, 7n);

@@ -67,7 +67,17 @@ const SELECT_JOB = sql(
 
 const SELECT_JOBS = sql(
   'activity_list_jobs',
-  `SELECT ${COLUMNS} FROM weft_activities WHERE job = ANY($1::text[])`,
+  `SELECT ${COLUMNS} FROM weft_activities
+   WHERE job = ANY($1::text[]) AND ($2::text[] IS NULL OR dimension = ANY($2::text[]))`,
+);
+
+const SELECT_NEWEST = sql(
+  'activity_newest',
+  `SELECT ${COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} FROM weft_activities a
+   JOIN (SELECT activity, max(updated_at) AS newest FROM weft_activities
+         WHERE job = $1 GROUP BY activity) n
+     ON a.activity = n.activity AND a.updated_at = n.newest
+   WHERE a.job = $1`,
 );
 
 // Set-based forms: parallel arrays, numbered so results come back in order.
@@ -154,10 +164,16 @@ export const activities = {
     return row ? toActivity(row) : undefined;
   },
 
-  /** Every activity of these jobs, in one statement. */
-  async activitiesOfJobs(db: Db, jobs: string[]): Promise<ActivityRecord[]> {
+  /** Every activity of these jobs (of these dimensions, when given), in one statement. */
+  async activitiesOfJobs(db: Db, jobs: string[], dimensions?: string[]): Promise<ActivityRecord[]> {
     if (jobs.length === 0) return [];
-    return (await db.rows<ActivityRow>(SELECT_JOBS, [[...new Set(jobs)]])).map(toActivity);
+    const dims = dimensions ? [...new Set(dimensions)] : null;
+    return (await db.rows<ActivityRow>(SELECT_JOBS, [[...new Set(jobs)], dims])).map(toActivity);
+  },
+
+  /** Each activity's newest record(s) of a job, in one statement. */
+  async newestActivities(db: Db, job: string): Promise<ActivityRecord[]> {
+    return (await db.rows<ActivityRow>(SELECT_NEWEST, [job])).map(toActivity);
   },
 
   /** Reads several activities in one statement, in order. */

@@ -30,7 +30,7 @@ const LIST = sql(
 const LIST_JOBS = sql(
   'counter_list_jobs',
   `SELECT job, activity, dimension, field, value::text AS value FROM weft_counters
-   WHERE job = ANY($1::text[])`,
+   WHERE job = ANY($1::text[]) AND ($2::text[] IS NULL OR dimension = ANY($2::text[]))`,
 );
 
 // Set-based forms: the refs as parallel arrays, numbered so results come back in order.
@@ -88,8 +88,12 @@ export const counters = {
     return BigInt(row?.value ?? '0');
   },
 
-  /** Every counter of these jobs, in one statement. */
-  async countersOfJobs(db: Db, jobs: string[]): Promise<{ ref: CounterRef; value: bigint }[]> {
+  /** Every counter of these jobs (of these dimensions, when given), in one statement. */
+  async countersOfJobs(
+    db: Db,
+    jobs: string[],
+    dimensions?: string[],
+  ): Promise<{ ref: CounterRef; value: bigint }[]> {
     if (jobs.length === 0) return [];
     const rows = await db.rows<{
       job: string;
@@ -97,7 +101,7 @@ export const counters = {
       dimension: string;
       field: string;
       value: string;
-    }>(LIST_JOBS, [[...new Set(jobs)]]);
+    }>(LIST_JOBS, [[...new Set(jobs)], dimensions ? [...new Set(dimensions)] : null]);
     return rows.map((r) => ({
       ref: { job: r.job, activity: r.activity, dimension: r.dimension, field: r.field },
       value: BigInt(r.value),

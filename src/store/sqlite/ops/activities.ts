@@ -41,6 +41,8 @@ export class SqliteActivities {
   private readonly upsert: Statement;
   private readonly selectOne: Statement;
   private readonly selectJob: Statement;
+  private readonly selectJobDimensions: Statement;
+  private readonly selectNewest: Statement;
 
   constructor(private readonly ctx: OpsContext) {
     const { db } = ctx;
@@ -63,6 +65,16 @@ export class SqliteActivities {
     );
     this.selectJob = db.prepare(
       'SELECT * FROM weft_activities WHERE job = ? ORDER BY activity, dimension',
+    );
+    this.selectJobDimensions = db.prepare(
+      'SELECT * FROM weft_activities WHERE job = ? AND dimension IN (SELECT value FROM json_each(?))',
+    );
+    this.selectNewest = db.prepare(
+      `SELECT a.* FROM weft_activities a
+         JOIN (SELECT activity, max(updated_at) AS newest FROM weft_activities
+               WHERE job = ? GROUP BY activity) n
+           ON a.activity = n.activity AND a.updated_at = n.newest
+         WHERE a.job = ?`,
     );
   }
 
@@ -101,5 +113,16 @@ export class SqliteActivities {
   /** Every activity of a job, by activity then dimension. */
   listActivities(job: string): ActivityRecord[] {
     return (this.selectJob.all(job) as ActivityRow[]).map(toActivity);
+  }
+
+  /** Every activity of a job in these dimensions. */
+  activitiesInDimensions(job: string, dimensions: string[]): ActivityRecord[] {
+    const dims = JSON.stringify([...new Set(dimensions)]);
+    return (this.selectJobDimensions.all(job, dims) as ActivityRow[]).map(toActivity);
+  }
+
+  /** Each activity's newest record(s) of a job. */
+  newestActivities(job: string): ActivityRecord[] {
+    return (this.selectNewest.all(job, job) as ActivityRow[]).map(toActivity);
   }
 }

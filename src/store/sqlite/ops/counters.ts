@@ -12,6 +12,7 @@ export class SqliteCounters {
   private readonly select: Statement;
   private readonly upsert: Statement;
   private readonly selectJob: Statement;
+  private readonly selectJobDimensions: Statement;
 
   constructor(ctx: OpsContext) {
     const { db } = ctx;
@@ -25,6 +26,9 @@ export class SqliteCounters {
       ON CONFLICT (job, activity, dimension, field) DO UPDATE SET value = excluded.value`);
     this.selectJob = db.prepare(
       'SELECT activity, dimension, field, value FROM weft_counters WHERE job = ? ORDER BY activity, dimension, field',
+    );
+    this.selectJobDimensions = db.prepare(
+      'SELECT activity, dimension, field, value FROM weft_counters WHERE job = ? AND dimension IN (SELECT value FROM json_each(?))',
     );
   }
 
@@ -43,11 +47,14 @@ export class SqliteCounters {
     return stored === undefined ? undefined : BigInt(stored);
   }
 
-  /** Every counter of these jobs, with its reference. */
-  countersOfJobs(jobs: string[]): { ref: CounterRef; value: bigint }[] {
+  /** Every counter of these jobs (of these dimensions, when given), with its reference. */
+  countersOfJobs(jobs: string[], dimensions?: string[]): { ref: CounterRef; value: bigint }[] {
     const out: { ref: CounterRef; value: bigint }[] = [];
+    const dims = dimensions ? JSON.stringify([...new Set(dimensions)]) : undefined;
     for (const job of new Set(jobs)) {
-      const rows = this.selectJob.all(job) as {
+      const rows = (
+        dims === undefined ? this.selectJob.all(job) : this.selectJobDimensions.all(job, dims)
+      ) as {
         activity: string;
         dimension: string;
         field: string;
