@@ -10,6 +10,7 @@ import { collationTable, formatCollationKey } from '../core/collation.js';
 import { type CompositionalNode, composeKey } from '../core/compositional-key.js';
 import type { FlowState } from '../core/states.js';
 import type { Instance } from '../durable/instance.js';
+import { loadInstance } from '../durable/instance-store.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
 import { COLLATION_FIELD } from '../engine/step.js';
@@ -116,7 +117,7 @@ export async function jobView(
   };
   const running = job.state === 'RUNNING' || job.state === 'PENDING';
   if (job.model !== 'graph') {
-    const instance = job.context as unknown as Instance | null;
+    const instance = (await loadInstance(tx, job))?.instance ?? null;
     return {
       view: {
         ...base,
@@ -126,7 +127,7 @@ export async function jobView(
           : instance
             ? instanceWaits(instance, now)
             : [`waits for a worker that runs workflow ${job.workflow}`],
-        instance: job.context,
+        instance: instance as unknown as Json,
       },
       node: null,
     };

@@ -14,6 +14,7 @@
  * nothing, so it cannot undo what other branches changed since.
  */
 import { InvalidStateError, ModifiedDeciderError } from '../core/errors.js';
+import type { Json } from '../store/records.js';
 import type { Decision, DecisionOutcome, DecisionRequest } from './decisions.js';
 import { type Branch, type PropertiesEntry, propertiesAt, type Status } from './instance.js';
 import { newWork } from './new-work.js';
@@ -47,6 +48,15 @@ interface CurrentRun {
 }
 
 const statusKey = (branch: number, position: string) => `${branch}\u0000${position}`;
+
+/**
+ * A work's output for the workflow's code: its own copy when it is an object or array,
+ * so code that changes it cannot change the recorded history a runtime may keep in memory.
+ */
+function outputOf(status: Status): Json {
+  const output = status.output ?? null;
+  return typeof output === 'object' && output !== null ? cloneJson(output) : output;
+}
 
 /** One decision's state on the Agent side. */
 export class DecisionSession {
@@ -98,7 +108,9 @@ export class DecisionSession {
     }
     const properties = propertiesAt(this.properties, start);
     this.current = { index, key, segmentStart: start, segmentProperties: properties };
-    return { branch: { ...branch, key }, index, properties: cloneJson(properties) };
+    // The workflow's code gets its own copies: the recorded ones may be kept for the next decision.
+    const own = cloneJson(branch as unknown as Json) as unknown as Branch;
+    return { branch: { ...own, key }, index, properties: cloneJson(properties) };
   }
 
   private run(operation: string): CurrentRun {
@@ -170,7 +182,7 @@ export class DecisionSession {
     if (!works.some((w) => w.sync)) {
       const done = statuses.every((s) => s.status !== 'scheduled');
       return done
-        ? { status: 'completed', outputs: statuses.map((s) => s.output ?? null) }
+        ? { status: 'completed', outputs: statuses.map(outputOf) }
         : { status: 'scheduled' };
     }
     return this.settle(run, statuses);
@@ -201,7 +213,7 @@ export class DecisionSession {
     if (!statuses.every(visible)) return { status: 'scheduled' };
     const last = Math.max(...statuses.map((s) => s.completion_index as number));
     const properties = this.enterSegment(run, last);
-    return { status: 'completed', outputs: statuses.map((s) => s.output ?? null), properties };
+    return { status: 'completed', outputs: statuses.map(outputOf), properties };
   }
 
   private enterSegment(run: CurrentRun, completionIndex: number): JsonObject {

@@ -47,7 +47,12 @@ export function releaseWait(
 ): void {
   instance.waits = instance.waits.filter((w) => w.uuid !== wait.uuid);
   pushBuffer(instance, 'onSuccess', timestamp, { uuid: wait.uuid, output });
-  effects.push({ type: 'cancelWait', uuid: wait.uuid, hash: wait.hash });
+  effects.push({
+    type: 'cancelWait',
+    uuid: wait.uuid,
+    hash: wait.hash,
+    timed: wait.timestamp !== null,
+  });
 }
 
 function isOpen(status: Status | undefined): status is Status {

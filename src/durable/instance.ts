@@ -60,6 +60,8 @@ export interface Status {
   sync: boolean;
   /** (weft) true once an onStart for it was received. */
   started?: boolean;
+  /** (weft) a task's timeout, when it has one (a timer then runs while it is scheduled). */
+  timeout_ms?: number;
 }
 
 /** A running wait (for restoring timers and matching events). */

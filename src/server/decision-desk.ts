@@ -16,7 +16,6 @@ import { InvalidStateError, NotFoundError, StaleDecisionError } from '../core/er
 import { DecisionSession } from '../durable/decision-session.js';
 import type { DecideMessage } from '../durable/durable-messages.js';
 import { currentDecisionRequest } from '../durable/engine-trigger.js';
-import type { Instance } from '../durable/instance.js';
 import type { NextBranch, WorkRequest } from '../durable/session-messages.js';
 import { systemValueSource } from '../durable/value-source.js';
 import type { Json } from '../store/records.js';
@@ -119,8 +118,7 @@ export class DecisionDesk {
       const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs });
       if (!message) return { kind: 'empty' };
       const payload = message.payload as unknown as DecideMessage;
-      const job = await tx.getJob(payload.job);
-      const instance = job?.model === 'durable' ? (job.context as unknown as Instance) : null;
+      const instance = await durable.read(tx, payload.job);
       if (
         instance?.state !== 'running' ||
         !instance.decision_ongoing ||

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidStateError, LeaseLostError, NotFoundError } from '../core/errors.js';
-import type { Instance } from '../durable/instance.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
 import type { Json, StreamMessage } from '../store/records.js';
@@ -117,8 +116,7 @@ export class TaskDesk {
       return createHash('sha256').update(identity).digest('hex').slice(0, 32);
     }
     await this.settings.durable.act(tx, task.job, { type: 'onStart', uuid: task.a });
-    const job = await tx.getJob(task.job);
-    const instance = job?.model === 'durable' ? (job.context as unknown as Instance) : null;
+    const instance = await this.settings.durable.read(tx, task.job);
     return instance?.statuses.find((s) => s.uuid === task.a)?.hash ?? '';
   }
 

@@ -6,6 +6,7 @@
 import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
 import { messageErrors } from './0003-message-errors.js';
+import { instanceJournal } from './0005-instance-journal.js';
 
 /** One numbered schema change. */
 export interface PostgresMigration {
@@ -22,4 +23,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   initial,
   activityTimes,
   messageErrors,
+  instanceJournal,
 ];

@@ -6,6 +6,7 @@
 import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
 import { messageErrors } from './0003-message-errors.js';
+import { instanceJournal } from './0005-instance-journal.js';
 
 /** One numbered schema change. */
 export interface Migration {
@@ -18,4 +19,9 @@ export interface Migration {
 }
 
 /** Every SQLite migration, oldest first. */
-export const SQLITE_MIGRATIONS: readonly Migration[] = [initial, activityTimes, messageErrors];
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  initial,
+  activityTimes,
+  messageErrors,
+  instanceJournal,
+];
