@@ -27,7 +27,7 @@ import type {
   NoBranch,
   WorkRequest,
 } from './session-messages.js';
-import { cloneJson, type JsonObject } from './stable-json.js';
+import { cloneJson, type JsonObject, jsonEqual } from './stable-json.js';
 import type { ValueSource } from './value-source.js';
 import { workHash } from './work-hash.js';
 
@@ -48,6 +48,16 @@ interface CurrentRun {
 }
 
 const statusKey = (branch: number, position: string) => `${branch}\u0000${position}`;
+
+/** True when `work` is the work `status` records: same kind, name, input and sync at its position. */
+function sameWork(status: Status, work: WorkRequest): boolean {
+  return (
+    status.type === work.type &&
+    status.name === work.name &&
+    status.sync === work.sync &&
+    jsonEqual(status.input, work.input)
+  );
+}
 
 /**
  * A work's output for the workflow's code: its own copy when it is an object or array,
@@ -169,8 +179,12 @@ export class DecisionSession {
     const found: (Status | undefined)[] = [];
     const hashes: string[] = [];
     for (const work of works) {
-      const hash = workHash(work.type, work.name, work.input, work.position, work.sync);
       const status = this.statuses.get(statusKey(run.key, work.position));
+      // A replayed work identical to the recorded one has its hash: skip computing it.
+      const hash =
+        status && sameWork(status, work)
+          ? status.hash
+          : workHash(work.type, work.name, work.input, work.position, work.sync);
       if (status && status.hash !== hash) return this.stop(run, work.position, status.hash, hash);
       if (!status && replaying) return this.stop(run, work.position, 'none', hash);
       found.push(status);

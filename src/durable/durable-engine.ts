@@ -49,7 +49,7 @@ import { pauseInstance, resumeInstance, terminateInstance } from './engine-contr
 import { applyDecisions } from './engine-decisions.js';
 import { startInstance } from './engine-start.js';
 import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
-import type { Instance } from './instance.js';
+import { type Instance, statusIndexOf } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import {
   InstanceCache,
@@ -157,7 +157,7 @@ export class DurableEngine {
     if (action.type === 'onSuccess' || action.type === 'onFailure') {
       if (!(await this.recordResult(tx, jobId, action.uuid))) return;
       // Only a task with a timeout has a timer to cancel.
-      const status = instance.statuses.find((s) => s.uuid === action.uuid);
+      const status = instance.statuses[statusIndexOf(instance.statuses, action.uuid)];
       if (status?.timeout_ms !== undefined) await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
     }
     const { instance: next, effects } = receiveAction(instance, action, this.clock.now());

@@ -173,3 +173,14 @@ export function propertiesAt(entries: readonly PropertiesEntry[], n: number): Js
   }
   return (entries[found] as PropertiesEntry).values;
 }
+
+/**
+ * The index of work `uuid`'s status, or -1. Searched from the newest: actions and
+ * results mostly come for recent works.
+ */
+export function statusIndexOf(statuses: readonly Status[], uuid: string): number {
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    if ((statuses[i] as Status).uuid === uuid) return i;
+  }
+  return -1;
+}

@@ -151,20 +151,20 @@ export class Worker {
       this.concurrency,
       this.clock,
       () => this.taskWake.wake(),
-      (messages) => this.reportStarts(messages),
+      (tx, messages) => this.reportStarts(tx, messages),
     );
   }
 
-  /** Code-first works report onStart to their instance when a worker picks them up. */
-  private async reportStarts(messages: readonly StreamMessage[]): Promise<void> {
+  /**
+   * Code-first works report onStart to their instance when a worker claims them, in the
+   * transaction that claims them.
+   */
+  private async reportStarts(tx: StoreTx, messages: readonly StreamMessage[]): Promise<void> {
     const durable = messages
       .map((m) => m.payload as unknown as TaskMessage)
       .filter((t) => t.model === 'durable');
-    if (durable.length === 0) return;
     durable.sort((x, y) => x.job.localeCompare(y.job));
-    await this.settings.store.transaction(async (tx) => {
-      for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
-    });
+    for (const t of durable) await this.durable.act(tx, t.job, { type: 'onStart', uuid: t.a });
   }
 
   /**
