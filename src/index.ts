@@ -26,6 +26,7 @@ export {
   type WorkflowDefinition,
 } from './durable/index.js';
 export type { Instance } from './durable/instance.js';
+export { readInstance } from './durable/instance-store.js';
 export {
   type ActivityOptions,
   type TransitionOptions,
