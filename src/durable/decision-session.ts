@@ -49,6 +49,13 @@ interface CurrentRun {
 
 const statusKey = (branch: number, position: string) => `${branch}\u0000${position}`;
 
+/** True when work `s` was completed (or failed) at or before execution `index`. */
+function visibleAt(s: Status, index: number): boolean {
+  return (
+    s.status !== 'scheduled' && s.completion_index !== undefined && s.completion_index <= index
+  );
+}
+
 /** True when `work` is the work `status` records: same kind, name, input and sync at its position. */
 function sameWork(status: Status, work: WorkRequest): boolean {
   return (
@@ -204,13 +211,9 @@ export class DecisionSession {
 
   /** The answer for works the branch waits for (the seed's completed / scheduled rule). */
   private settle(run: CurrentRun, statuses: Status[]): ExecuteResult {
-    const visible = (s: Status) =>
-      s.status !== 'scheduled' &&
-      s.completion_index !== undefined &&
-      s.completion_index <= run.index;
     let failed: { status: Status; index: number } | null = null;
     statuses.forEach((status, index) => {
-      if (status.status !== 'failed' || !visible(status)) return;
+      if (status.status !== 'failed' || !visibleAt(status, run.index)) return;
       if (
         !failed ||
         (status.completion_index as number) < (failed.status.completion_index as number)
@@ -224,7 +227,7 @@ export class DecisionSession {
       const error = status.error ?? { name: 'Error', message: 'failed' };
       return { status: 'failed', error, index, properties };
     }
-    if (!statuses.every(visible)) return { status: 'scheduled' };
+    if (!statuses.every((s) => visibleAt(s, run.index))) return { status: 'scheduled' };
     const last = Math.max(...statuses.map((s) => s.completion_index as number));
     const properties = this.enterSegment(run, last);
     return { status: 'completed', outputs: statuses.map(outputOf), properties };
