@@ -30,7 +30,9 @@ export class JobState {
   /** Set by {@link seed}: every counter of this job is in memory, so a miss means absent. */
   private seeded = false;
   private readonly writes = new Map<string, ActivityWrite>();
-  private readonly planned: Required<Omit<UnitOfWork, 'ack' | 'counters' | 'activities'>> = {
+  private readonly planned: Required<
+    Omit<UnitOfWork, 'ack' | 'counters' | 'activities' | 'journal'>
+  > = {
     jobs: [],
     append: [],
     cancelTimers: [],

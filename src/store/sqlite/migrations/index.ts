@@ -8,6 +8,7 @@ import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
 import { messageErrors } from './0003-message-errors.js';
 import { history } from './0004-history.js';
+import { instanceJournal } from './0005-instance-journal.js';
 
 /** Every SQLite migration, oldest first. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -15,4 +16,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   activityTimes,
   messageErrors,
   history,
+  instanceJournal,
 ];
