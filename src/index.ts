@@ -28,6 +28,7 @@ export {
   type WorkflowDefinition,
 } from './durable/index.js';
 export type { Instance } from './durable/instance.js';
+export { readInstance } from './durable/stored-instance.js';
 export {
   type ActivityOptions,
   type TransitionOptions,

@@ -44,6 +44,8 @@ export class StoreCounts {
   directReads = 0;
   /** Transactions and direct calls that changed something: each waits for a WAL sync. */
   durableCommits = 0;
+  /** Bytes handed to writing calls, as JSON of their arguments (what the store is asked to write). */
+  bytesWritten = 0;
 
   add(name: string): void {
     this.calls.set(name, (this.calls.get(name) ?? 0) + 1);
@@ -68,7 +70,16 @@ export class StoreCounts {
     this.directWrites = 0;
     this.directReads = 0;
     this.durableCommits = 0;
+    this.bytesWritten = 0;
   }
+}
+
+/** The UTF-8 size of `args` as JSON (bigints as decimal text). */
+function jsonBytes(args: unknown[]): number {
+  const text = JSON.stringify(args, (_key, value) =>
+    typeof value === 'bigint' ? value.toString() : value,
+  );
+  return Buffer.byteLength(text ?? '');
 }
 
 interface Frame {
@@ -89,6 +100,7 @@ export function countingStore(store: Store, counts: StoreCounts): Store {
     ) =>
     async (...args: unknown[]) => {
       counts.add(`${prefix}.${name}`);
+      if (!READS.has(name)) counts.bytesWritten += jsonBytes(args);
       const result = await fn.apply(object, args);
       const wrote = !READS.has(name) && !changedNothing(name, result);
       if (frame) {

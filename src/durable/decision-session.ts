@@ -14,6 +14,7 @@
  * nothing, so it cannot undo what other branches changed since.
  */
 import { InvalidStateError, ModifiedDeciderError } from '../core/errors.js';
+import type { Json } from '../store/records.js';
 import type { Decision, DecisionOutcome, DecisionRequest } from './decisions.js';
 import { type Branch, type PropertiesEntry, propertiesAt, type Status } from './instance.js';
 import { newWork } from './new-work.js';
@@ -26,7 +27,7 @@ import type {
   NoBranch,
   WorkRequest,
 } from './session-messages.js';
-import { cloneJson, type JsonObject } from './stable-json.js';
+import { cloneJson, type JsonObject, jsonEqual } from './stable-json.js';
 import type { ValueSource } from './value-source.js';
 import { workHash } from './work-hash.js';
 
@@ -47,6 +48,32 @@ interface CurrentRun {
 }
 
 const statusKey = (branch: number, position: string) => `${branch}\u0000${position}`;
+
+/** True when work `s` was completed (or failed) at or before execution `index`. */
+function visibleAt(s: Status, index: number): boolean {
+  return (
+    s.status !== 'scheduled' && s.completion_index !== undefined && s.completion_index <= index
+  );
+}
+
+/** True when `work` is the work `status` records: same kind, name, input and sync at its position. */
+function sameWork(status: Status, work: WorkRequest): boolean {
+  return (
+    status.type === work.type &&
+    status.name === work.name &&
+    status.sync === work.sync &&
+    jsonEqual(status.input, work.input)
+  );
+}
+
+/**
+ * A work's output for the workflow's code: its own copy when it is an object or array,
+ * so code that changes it cannot change the recorded history a runtime may keep in memory.
+ */
+function outputOf(status: Status): Json {
+  const output = status.output ?? null;
+  return typeof output === 'object' && output !== null ? cloneJson(output) : output;
+}
 
 /** One decision's state on the Agent side. */
 export class DecisionSession {
@@ -98,7 +125,9 @@ export class DecisionSession {
     }
     const properties = propertiesAt(this.properties, start);
     this.current = { index, key, segmentStart: start, segmentProperties: properties };
-    return { branch: { ...branch, key }, index, properties: cloneJson(properties) };
+    // The workflow's code gets its own copies: the recorded ones may be kept for the next decision.
+    const own = cloneJson(branch as unknown as Json) as unknown as Branch;
+    return { branch: { ...own, key }, index, properties: cloneJson(properties) };
   }
 
   private run(operation: string): CurrentRun {
@@ -157,8 +186,12 @@ export class DecisionSession {
     const found: (Status | undefined)[] = [];
     const hashes: string[] = [];
     for (const work of works) {
-      const hash = workHash(work.type, work.name, work.input, work.position, work.sync);
       const status = this.statuses.get(statusKey(run.key, work.position));
+      // A replayed work identical to the recorded one has its hash: skip computing it.
+      const hash =
+        status && sameWork(status, work)
+          ? status.hash
+          : workHash(work.type, work.name, work.input, work.position, work.sync);
       if (status && status.hash !== hash) return this.stop(run, work.position, status.hash, hash);
       if (!status && replaying) return this.stop(run, work.position, 'none', hash);
       found.push(status);
@@ -170,7 +203,7 @@ export class DecisionSession {
     if (!works.some((w) => w.sync)) {
       const done = statuses.every((s) => s.status !== 'scheduled');
       return done
-        ? { status: 'completed', outputs: statuses.map((s) => s.output ?? null) }
+        ? { status: 'completed', outputs: statuses.map(outputOf) }
         : { status: 'scheduled' };
     }
     return this.settle(run, statuses);
@@ -178,13 +211,9 @@ export class DecisionSession {
 
   /** The answer for works the branch waits for (the seed's completed / scheduled rule). */
   private settle(run: CurrentRun, statuses: Status[]): ExecuteResult {
-    const visible = (s: Status) =>
-      s.status !== 'scheduled' &&
-      s.completion_index !== undefined &&
-      s.completion_index <= run.index;
     let failed: { status: Status; index: number } | null = null;
     statuses.forEach((status, index) => {
-      if (status.status !== 'failed' || !visible(status)) return;
+      if (status.status !== 'failed' || !visibleAt(status, run.index)) return;
       if (
         !failed ||
         (status.completion_index as number) < (failed.status.completion_index as number)
@@ -198,10 +227,10 @@ export class DecisionSession {
       const error = status.error ?? { name: 'Error', message: 'failed' };
       return { status: 'failed', error, index, properties };
     }
-    if (!statuses.every(visible)) return { status: 'scheduled' };
+    if (!statuses.every((s) => visibleAt(s, run.index))) return { status: 'scheduled' };
     const last = Math.max(...statuses.map((s) => s.completion_index as number));
     const properties = this.enterSegment(run, last);
-    return { status: 'completed', outputs: statuses.map((s) => s.output ?? null), properties };
+    return { status: 'completed', outputs: statuses.map(outputOf), properties };
   }
 
   private enterSegment(run: CurrentRun, completionIndex: number): JsonObject {

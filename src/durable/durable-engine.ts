@@ -1,9 +1,12 @@
 /**
  * The code-first runtime: the pure decision engine of this folder, run on the store.
  * Like the graph engine it is stateless — every call takes a store transaction, locks
- * the job, and leaves everything it decided in that transaction: the instance (kept in
- * the job's `context`), task messages, timers for waits and timeouts, child instances,
- * events for other instances, and the job's state.
+ * the job, and leaves everything it decided in that transaction: the instance (its head
+ * in the job's `context`, its history appended to the job's journal: see
+ * `instance-store.ts`), task messages, timers for waits and timeouts, child instances,
+ * events for other instances, and the job's state. It keeps the instances it wrote last
+ * in memory, used only while they are the stored ones, so a step of a long instance
+ * neither reads nor writes its whole history.
  *
  * When this process has the workflow's code, a triggered decision runs here, in the same
  * transaction (the code is deterministic and does no I/O); otherwise a `decide` message
@@ -53,8 +56,14 @@ import { applyDecisions } from './engine-decisions.js';
 import { startInstance } from './engine-start.js';
 import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
 import { actionLine, controlLine, decisionLine, startLine, stateLine } from './history-lines.js';
-import type { Instance } from './instance.js';
+import { type Instance, statusIndexOf } from './instance.js';
 import { flowStateOf } from './instance-life.js';
+import {
+  InstanceCache,
+  type LoadedInstance,
+  loadInstance,
+  planInstanceWrites,
+} from './instance-store.js';
 import { moveJobState } from './job-state-path.js';
 import { settledAsIs, settleInitialProperties } from './pending-properties.js';
 import { systemValueSource, type ValueSource } from './value-source.js';
@@ -98,6 +107,7 @@ export class DurableEngine {
   private readonly workflows = new Map<string, WorkflowDefinition<never[], unknown>>();
   private readonly values: ValueSource;
   private readonly worker: string | null;
+  private readonly cache = new InstanceCache();
 
   constructor(options: DurableEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
@@ -124,6 +134,7 @@ export class DurableEngine {
       customId: start.id,
       now,
     });
+    const writes = planInstanceWrites(start.id, null, instance);
     const result = await tx.createJob({
       id: start.id,
       workflow: start.workflow,
@@ -131,13 +142,14 @@ export class DurableEngine {
       model: 'durable',
       state: 'RUNNING',
       input: start.input,
-      context: instance as unknown as Json,
+      context: writes.patch.context,
       parentId: start.parent?.job ?? null,
       parentActivity: start.parent?.uuid ?? null,
       createdAt: now,
     });
     if (!result.created) return result;
-    await this.advance(tx, result.job, instance, [], undefined, [
+    await tx.appendJournal(writes.journal);
+    await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [
       startLine(instance, start.parent?.job, now),
     ]);
     return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
@@ -154,14 +166,18 @@ export class DurableEngine {
   async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
     const locked = await this.lock(tx, jobId);
     if (!locked) return;
-    const { job, instance } = locked;
+    const { job, loaded, instance } = locked;
     if (action.type === 'onSuccess' || action.type === 'onFailure') {
       if (!(await this.recordResult(tx, jobId, action.uuid))) return;
-      await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
+      // Only a task with a timeout has a timer to cancel.
+      const status = instance.statuses[statusIndexOf(instance.statuses, action.uuid)];
+      if (status?.timeout_ms !== undefined) await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
     }
     const now = this.clock.now();
     const { instance: next, effects } = receiveAction(instance, action, now);
-    await this.advance(tx, job, next, effects, undefined, [actionLine(instance, action, now)]);
+    await this.advance(tx, job, loaded, next, effects, undefined, [
+      actionLine(instance, action, now),
+    ]);
   }
 
   /** Pauses, resumes or terminates an instance. */
@@ -172,7 +188,9 @@ export class DurableEngine {
     const change =
       op === 'pause' ? pauseInstance : op === 'resume' ? resumeInstance : terminateInstance;
     const { instance, effects } = change(locked.instance, now);
-    await this.advance(tx, locked.job, instance, effects, undefined, [controlLine(jobId, op, now)]);
+    await this.advance(tx, locked.job, locked.loaded, instance, effects, undefined, [
+      controlLine(jobId, op, now),
+    ]);
   }
 
   /** Runs the decision in flight, when it is still `uuid` and this process has the code. */
@@ -186,7 +204,7 @@ export class DurableEngine {
         `decision ${uuid}`,
       );
     }
-    await this.advance(tx, locked.job, locked.instance, [], definition);
+    await this.advance(tx, locked.job, locked.loaded, locked.instance, [], definition);
   }
 
   /**
@@ -203,9 +221,15 @@ export class DurableEngine {
     }
     const now = this.clock.now();
     const applied = applyDecisions(settledAsIs(locked.instance), outcome, now);
-    await this.advance(tx, locked.job, applied.instance, applied.effects, undefined, [
-      decisionLine(jobId, outcome.uuid, applied.effects, now),
-    ]);
+    await this.advance(
+      tx,
+      locked.job,
+      locked.loaded,
+      applied.instance,
+      applied.effects,
+      undefined,
+      [decisionLine(jobId, outcome.uuid, applied.effects, now)],
+    );
     return true;
   }
 
@@ -229,7 +253,7 @@ export class DurableEngine {
         payload: { k: 'decide', job: jobId, uuid: request.uuid },
       },
     ]);
-    await this.save(tx, locked.job, instance);
+    await this.save(tx, locked.job, locked.loaded, instance);
     return request.uuid;
   }
 
@@ -243,7 +267,7 @@ export class DurableEngine {
     const now = this.clock.now();
     const failed = failByDeadLetter(locked.instance, error, now);
     await this.perform(tx, locked.job, failed.effects);
-    await this.save(tx, locked.job, failed.instance);
+    await this.save(tx, locked.job, locked.loaded, failed.instance);
     await this.writeHistory(tx, [stateLine(jobId, 'end', 'FAILURE', error, now)]);
     return true;
   }
@@ -258,9 +282,16 @@ export class DurableEngine {
     const error = job?.error;
     if (job?.state !== 'FAILURE' || job.model !== 'durable') return false;
     if (error?.code !== 'DEAD_LETTER' || error.messageId !== messageId) return false;
-    const instance = reopenAfterDeadLetter(job.context as unknown as Instance, this.clock.now());
-    const patch = { context: instance as unknown as Json, error: null, finishedAt: null };
-    await tx.setJobState(jobId, 'FAILURE', 'RUNNING', patch);
+    const loaded = await loadInstance(tx, job, this.cache);
+    if (!loaded) return false;
+    const instance = reopenAfterDeadLetter(loaded.instance, this.clock.now());
+    const writes = this.planWrites(jobId, loaded, instance);
+    await tx.appendJournal(writes.journal);
+    await tx.setJobState(jobId, 'FAILURE', 'RUNNING', {
+      ...writes.patch,
+      error: null,
+      finishedAt: null,
+    });
     await moveJobState(tx, jobId, 'RUNNING', flowStateOf(instance));
     await this.writeHistory(tx, [
       stateLine(jobId, 'reopen', flowStateOf(instance), null, this.clock.now()),
@@ -268,12 +299,29 @@ export class DurableEngine {
     return true;
   }
 
+  /**
+   * The instance of code-first job `jobId` as stored (for views and hand-outs), or null.
+   * Uses the instances this runtime wrote last when they are still the stored ones.
+   */
+  async read(tx: StoreTx, jobId: string): Promise<Instance | null> {
+    const job = await tx.getJob(jobId);
+    if (!job) return null;
+    return (await loadInstance(tx, job, this.cache))?.instance ?? null;
+  }
+
   private async lock(tx: StoreTx, jobId: string) {
     const job = await tx.lockJob(jobId);
-    if (job?.model !== 'durable') return undefined;
-    const instance = job.context as unknown as Instance;
-    if (instance.state !== 'running') return undefined;
-    return { job, instance };
+    if (!job) return undefined;
+    const loaded = await loadInstance(tx, job, this.cache);
+    if (loaded?.instance.state !== 'running') return undefined;
+    return { job, loaded, instance: loaded.instance };
+  }
+
+  /** Plans writing `next` and remembers it as this job's latest instance. */
+  private planWrites(jobId: string, loaded: LoadedInstance, next: Instance) {
+    const writes = planInstanceWrites(jobId, loaded, next);
+    this.cache.put(jobId, writes.loaded);
+    return writes;
   }
 
   /**
@@ -284,6 +332,7 @@ export class DurableEngine {
   private async advance(
     tx: StoreTx,
     job: JobRecord,
+    loaded: LoadedInstance,
     start: Instance,
     effects: Effect[],
     ongoing?: WorkflowDefinition<never[], unknown>,
@@ -324,7 +373,7 @@ export class DurableEngine {
       pending = applied.effects;
       definition = undefined;
     }
-    await this.save(tx, job, instance);
+    await this.save(tx, job, loaded, instance);
     const state = flowStateOf(instance);
     if ((state === 'SUCCESS' || state === 'FAILURE') && job.state !== state) {
       lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
@@ -338,11 +387,23 @@ export class DurableEngine {
     await tx.appendHistory(lines.map((line) => ({ ...line, worker: this.worker })));
   }
 
-  private async save(tx: StoreTx, job: JobRecord, instance: Instance): Promise<void> {
+  /**
+   * Stores `instance`, loaded as `loaded`: appends the journal entries for what changed,
+   * writes the new head and moves the job's state. Nothing at all when nothing changed.
+   */
+  private async save(
+    tx: StoreTx,
+    job: JobRecord,
+    loaded: LoadedInstance,
+    instance: Instance,
+  ): Promise<void> {
     const target = flowStateOf(instance);
+    if (instance === loaded.instance && target === job.state) return;
+    const writes = this.planWrites(job.id, loaded, instance);
+    if (writes.journal.length > 0) await tx.appendJournal(writes.journal);
     const final = target === 'SUCCESS' || target === 'FAILURE';
     await moveJobState(tx, job.id, job.state, target, {
-      context: instance as unknown as Json,
+      ...writes.patch,
       ...(final ? { output: instance.output, error: instance.error } : {}),
       ...(target === 'SUSPENDED' ? { error: instance.error } : {}),
     });
@@ -402,7 +463,7 @@ export class DurableEngine {
           }
           break;
         case 'cancelWait':
-          await tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`);
+          if (effect.timed) await tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`);
           break;
         case 'sendEvent':
           messages.push(

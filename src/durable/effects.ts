@@ -44,6 +44,8 @@ export interface CancelWaitEffect {
   type: 'cancelWait';
   uuid: string;
   hash: string;
+  /** False for an event wait without a timeout: it has no timer to cancel. */
+  timed: boolean;
 }
 
 /** Deliver an event to an instance (possibly this one) as an `onEvent` action. */

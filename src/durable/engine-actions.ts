@@ -7,7 +7,13 @@
 import type { Json } from '../store/records.js';
 import type { Action } from './actions.js';
 import type { Effect } from './effects.js';
-import type { BufferedAction, Instance, Status, Wait } from './instance.js';
+import {
+  type BufferedAction,
+  type Instance,
+  type Status,
+  statusIndexOf,
+  type Wait,
+} from './instance.js';
 import { copyInstance } from './instance-life.js';
 
 /** A new instance and the effects the runtime must perform. */
@@ -28,7 +34,7 @@ export function pushBuffer(
 }
 
 function statusIndex(instance: Instance, uuid: string): number {
-  return instance.statuses.findIndex((s) => s.uuid === uuid);
+  return statusIndexOf(instance.statuses, uuid);
 }
 
 function completionBuffered(instance: Instance, uuid: string): boolean {
@@ -47,7 +53,12 @@ export function releaseWait(
 ): void {
   instance.waits = instance.waits.filter((w) => w.uuid !== wait.uuid);
   pushBuffer(instance, 'onSuccess', timestamp, { uuid: wait.uuid, output });
-  effects.push({ type: 'cancelWait', uuid: wait.uuid, hash: wait.hash });
+  effects.push({
+    type: 'cancelWait',
+    uuid: wait.uuid,
+    hash: wait.hash,
+    timed: wait.timestamp !== null,
+  });
 }
 
 function isOpen(status: Status | undefined): status is Status {

@@ -39,6 +39,7 @@ export function terminateInstance(instance: Instance, now: number): EngineResult
     type: 'cancelWait' as const,
     uuid: w.uuid,
     hash: w.hash,
+    timed: w.timestamp !== null,
   }));
   next.waits = [];
   next.buffer = [];

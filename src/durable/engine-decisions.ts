@@ -105,7 +105,10 @@ function apply(
 ): ErrorRecord | null {
   switch (d.type) {
     case 'scheduleTask':
-      instance.statuses.push(newStatus(d, 'task'));
+      instance.statuses.push({
+        ...newStatus(d, 'task'),
+        ...(d.timeout_ms !== undefined ? { timeout_ms: d.timeout_ms } : {}),
+      });
       effects.push({
         type: 'scheduleTask',
         uuid: d.uuid,
@@ -167,7 +170,9 @@ function apply(
 }
 
 function endWaits(instance: Instance, effects: Effect[]): void {
-  for (const w of instance.waits) effects.push({ type: 'cancelWait', uuid: w.uuid, hash: w.hash });
+  for (const w of instance.waits) {
+    effects.push({ type: 'cancelWait', uuid: w.uuid, hash: w.hash, timed: w.timestamp !== null });
+  }
   instance.waits = [];
 }
 

@@ -7,7 +7,13 @@
  */
 
 import type { DecisionRequest } from './decisions.js';
-import type { Branch, BufferedAction, Instance, Status } from './instance.js';
+import {
+  type Branch,
+  type BufferedAction,
+  type Instance,
+  type Status,
+  statusIndexOf,
+} from './instance.js';
 import { copyInstance } from './instance-life.js';
 
 /** The decision's id and the engine time, from the runtime. */
@@ -46,10 +52,10 @@ function planBranch(instance: Instance, branch: Branch): number {
 /** Prepare Decision, on a copied instance. */
 function prepare(instance: Instance): void {
   instance.ongoing_index = instance.decision_current_index;
-  const byUuid = new Map<string, number>();
-  instance.statuses.forEach((s, i) => {
-    byUuid.set(s.uuid, i);
-  });
+  const statusOf = (uuid: string | undefined): number | undefined => {
+    const at = uuid === undefined ? -1 : statusIndexOf(instance.statuses, uuid);
+    return at < 0 ? undefined : at;
+  };
   for (const action of [...instance.buffer].sort(byTime)) {
     const data = action.data ?? {};
     if (action.type === 'handle') {
@@ -62,7 +68,7 @@ function prepare(instance: Instance): void {
       planBranch(instance, branch);
       continue;
     }
-    const at = byUuid.get(data.uuid ?? '');
+    const at = statusOf(data.uuid);
     const status = at === undefined ? undefined : instance.statuses[at];
     if (at === undefined || !status) continue;
     if (action.type === 'onStart' || action.type === 'onTimeout') {

@@ -2,7 +2,7 @@
  * Code-first workflows (Zenaton's decision model): what a user writes (`defineTask`,
  * `defineWorkflow`, `Workflow`), the pure engine over an {@link Instance}
  * (`startInstance`, `receiveAction`, `tryTriggerDecision`, `applyDecisions`, pause /
- * resume / terminate), the Agent-side {@link DecisionSession}, and the TypeScript
+ * resume / terminate), how an instance is stored (`loadInstance`, `planInstanceWrites`), the Agent-side {@link DecisionSession}, and the TypeScript
  * decision executer (`runDecision`).
  */
 export type * from './actions.js';
@@ -49,8 +49,13 @@ export type { TriggerContext, TriggerResult } from './engine-trigger.js';
 export { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
 export type * from './instance.js';
 export { propertiesAt } from './instance.js';
+export type { EntryKind, InstanceEntry, InstanceHead } from './instance-journal.js';
+export { foldJournal, journalChanges } from './instance-journal.js';
 export type { InstanceLife } from './instance-life.js';
 export { flowStateOf, lifeOf } from './instance-life.js';
+export type { InstanceWrites, LoadedInstance } from './instance-store.js';
+export { InstanceCache, loadInstance, planInstanceWrites } from './instance-store.js';
+export { readInstance } from './stored-instance.js';
 export type { ValueSource } from './value-source.js';
 export { seededValueSource, systemValueSource } from './value-source.js';
 export type { WaitForEventOptions, WorkInfo } from './workflow.js';

@@ -60,6 +60,8 @@ export interface Status {
   sync: boolean;
   /** (weft) true once an onStart for it was received. */
   started?: boolean;
+  /** (weft) a task's timeout, when it has one (a timer then runs while it is scheduled). */
+  timeout_ms?: number;
 }
 
 /** A running wait (for restoring timers and matching events). */
@@ -170,4 +172,15 @@ export function propertiesAt(entries: readonly PropertiesEntry[], n: number): Js
     }
   }
   return (entries[found] as PropertiesEntry).values;
+}
+
+/**
+ * The index of work `uuid`'s status, or -1. Searched from the newest: actions and
+ * results mostly come for recent works.
+ */
+export function statusIndexOf(statuses: readonly Status[], uuid: string): number {
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    if ((statuses[i] as Status).uuid === uuid) return i;
+  }
+  return -1;
 }

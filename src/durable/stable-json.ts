@@ -23,9 +23,29 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
   return stableStringify(a) === stableStringify(b);
 }
 
-/** A deep copy of a JSON value. */
+/**
+ * A deep copy of a JSON value (replay copies the same small values many times, so this
+ * copies plain data directly rather than through `structuredClone`).
+ */
 export function cloneJson<T extends Json>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as JsonObject)[key] as Json);
+    // An own `__proto__` key (JSON.parse makes one) stays a key, as in the original.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = item;
+    }
+  }
+  return out as T;
 }
 
 function isPlainObject(value: object): boolean {

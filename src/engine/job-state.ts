@@ -34,7 +34,9 @@ export class JobState {
   /** Each activity's newest stored record(s), read once when expressions need them. */
   private newest: ActivityRecord[] | undefined;
   private readonly writes = new Map<string, ActivityWrite>();
-  private readonly planned: Required<Omit<UnitOfWork, 'ack' | 'counters' | 'activities'>> = {
+  private readonly planned: Required<
+    Omit<UnitOfWork, 'ack' | 'counters' | 'activities' | 'journal'>
+  > = {
     jobs: [],
     append: [],
     cancelTimers: [],

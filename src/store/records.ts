@@ -82,6 +82,22 @@ export interface JobFilter {
   descending?: boolean;
 }
 
+/**
+ * One entry of a job's journal: an append-only record the engine keeps beside the job
+ * (a code-first instance's branches, executions, statuses, properties versions, waits
+ * and buffer). Entries are numbered from 1 per job and never change once written.
+ */
+export interface JournalEntry {
+  job: string;
+  /** 1, 2, 3…: the entry's place in its job's journal. */
+  seq: number;
+  /** What the entry records, in the engine's own words (`status`, `branch`…). */
+  kind: string;
+  /** Which item of that kind it records (an index, a uuid). */
+  key: string;
+  data: Json;
+}
+
 /** A named counter: a field of a job, or of one activity (and dimension) of a job. */
 export interface CounterRef {
   job: string;

@@ -25,6 +25,7 @@ import type {
   JobFilter,
   JobPatch,
   JobRecord,
+  JournalEntry,
   Json,
   NewHistoryEntry,
   NewJob,
@@ -69,6 +70,15 @@ export interface StoreTx {
    * and returns those that exist, in id order.
    */
   lockJobs(ids: string[]): Promise<JobRecord[]>;
+
+  // ── journals ──────────────────────────────────────────────────────────
+  /**
+   * Appends entries to their jobs' journals (one statement). Entries are never changed:
+   * appending a (job, seq) that exists fails with `StoreError` and writes nothing.
+   */
+  appendJournal(entries: JournalEntry[]): Promise<void>;
+  /** A job's journal entries numbered after `afterSeq` (default 0: all), in order. */
+  readJournal(job: string, afterSeq?: number): Promise<JournalEntry[]>;
 
   // ── definitions ───────────────────────────────────────────────────────
   /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */
@@ -300,6 +310,8 @@ export interface UnitOfWork {
   ack?: { stream: string; id: string; consumer: string };
   /** Jobs to create (child jobs), idempotent by id, before anything else of the unit. */
   jobs?: NewJob[];
+  /** Journal entries to append (after the jobs are created). */
+  journal?: JournalEntry[];
   append?: NewMessage[];
   counters?: CounterAdd[];
   activities?: ActivityWrite[];

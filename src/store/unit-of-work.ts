@@ -47,6 +47,7 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
     if (!(await tx.ack(stream, id, consumer))) throw new LeaseLostError(stream, id, consumer);
   }
   for (const job of unit.jobs ?? []) await tx.createJob(job);
+  if (unit.journal?.length) await tx.appendJournal(unit.journal);
   const messageIds = unit.append?.length ? await tx.append(unit.append) : [];
   const adds = unit.counters ?? [];
   const counters = await addAll(tx, adds);

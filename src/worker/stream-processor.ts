@@ -60,6 +60,11 @@ export type FollowUp = (tx: StoreTx) => FollowUpSession;
 export interface FollowUpSession {
   /** The transaction to run messages on. */
   readonly tx: StoreTx;
+  /**
+   * Runs last inside the transaction: reports the start of the follow-ups it picked up
+   * (code-first works tell their instance `onStart`), so that costs no commit of its own.
+   */
+  beforeCommit(): Promise<void>;
   committed(): void;
   rolledBack(): void;
 }
@@ -112,6 +117,7 @@ export async function processBatch(
       } else {
         for (const message of messages) await runOne(on, settings, message, handler);
       }
+      await session?.beforeCommit();
     });
   } catch (error) {
     for (const s of sessions) s.rolledBack();

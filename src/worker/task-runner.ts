@@ -9,6 +9,9 @@
  * them — the engine batch that entered a task, or the result commit whose Leg2 entered
  * the next one — so this worker runs them right after that commit, without a claim of
  * its own (a commit, and so a WAL sync, saved per task).
+ *
+ * A code-first work's start (`onStart` to its instance) is reported in the transaction
+ * that claims it: the follow-up's, or the claim's own, never in one of its own.
  */
 import type { Clock } from '../core/clock.js';
 import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../core/errors.js';
@@ -22,9 +25,11 @@ import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-proc
 import type { TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
-/** Runs the engine's Leg2 for a response. */
 /** Records task responses inside a transaction, several at once (sorted by job). */
 export type Responder = (tx: StoreTx, responses: readonly TaskResponse[]) => Promise<unknown>;
+
+/** Reports claimed task messages' starts inside the transaction that claims them. */
+export type StartReporter = (tx: StoreTx, messages: readonly StreamMessage[]) => Promise<void>;
 
 interface Completion {
   message: StreamMessage;
@@ -59,8 +64,8 @@ export class TaskRunner {
     private readonly clock: Clock,
     /** Called when a handler's slot frees while the runner was full (work may be waiting). */
     private readonly onFree: () => void,
-    /** Told of claimed messages before their handlers run (code-first works report onStart). */
-    private readonly onStarted?: (messages: readonly StreamMessage[]) => Promise<void>,
+    /** Told of messages in the transaction that claims them (code-first works report onStart). */
+    private readonly onStarted?: StartReporter,
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
   }
@@ -89,6 +94,8 @@ export class TaskRunner {
     freeing: number,
   ): FollowUpSession {
     const picked: StreamMessage[] = [];
+    /** Picked messages whose start is still to be reported. */
+    const unreported: StreamMessage[] = [];
     let held = 0;
     let settled = false;
     const serves = new Set(this.streams);
@@ -106,7 +113,7 @@ export class TaskRunner {
       const now = this.clock.now();
       marked.forEach((m, i) => {
         if (!m.claim || m === messages[i]) return;
-        picked.push({
+        const message: StreamMessage = {
           id: ids[i] as string,
           stream: m.stream,
           payload: m.payload,
@@ -116,10 +123,13 @@ export class TaskRunner {
           leaseUntil: now + leaseMs,
           createdAt: now,
           availableAt: now + leaseMs,
-        });
+        };
+        picked.push(message);
+        unreported.push(message);
       });
       return ids;
     };
+    const report = this.onStarted;
     const view = new Proxy(tx, {
       get(target, property, receiver) {
         if (property === 'append') return append;
@@ -129,6 +139,10 @@ export class TaskRunner {
     });
     return {
       tx: view,
+      beforeCommit: async () => {
+        // Reporting may schedule (and so pick up) more work: report until none is left.
+        while (report && unreported.length > 0) await report(view, unreported.splice(0));
+      },
       committed: () => {
         if (settled) return;
         settled = true;
@@ -158,22 +172,9 @@ export class TaskRunner {
       this.running.set(m.id, controller);
       return controller;
     });
-    const go = () => {
-      messages.forEach((m, i) => {
-        void this.run(m, controllers[i] as AbortController);
-      });
-    };
-    if (!this.onStarted) {
-      go();
-      return;
-    }
-    this.onStarted(messages).then(go, (error) => {
-      // As when fill() fails here: the leases run out and the messages are delivered again.
-      this.settings.logger.error(
-        'could not report task starts',
-        toErrorRecord(error) as ErrorRecord,
-      );
-      for (const m of messages) this.finish(m.id);
+    // Their starts were reported in the transaction that claimed them.
+    messages.forEach((m, i) => {
+      void this.run(m, controllers[i] as AbortController);
     });
   }
 
@@ -184,15 +185,9 @@ export class TaskRunner {
       const room = this.concurrency - this.running.size - this.reserved;
       if (room <= 0) break;
       const stream = this.streams[this.next++ % this.streams.length] as string;
-      // Past maxDeliveries a task message is dead-lettered here, so its job ends too.
-      const claimed = await this.settings.store.claim(stream, {
-        consumer: this.settings.consumer,
-        max: room,
-        leaseMs: this.settings.leaseMs,
-      });
-      for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
-      const messages = claimed.filter((m) => !isOverdue(this.settings, m));
-      if (this.onStarted && messages.length > 0) await this.onStarted(messages);
+      const messages = this.onStarted
+        ? await this.claimStarting(this.onStarted, stream, room)
+        : await this.claim(stream, room);
       for (const message of messages) {
         const controller = new AbortController();
         this.running.set(message.id, controller);
@@ -201,6 +196,52 @@ export class TaskRunner {
       }
     }
     return started;
+  }
+
+  /** Claims up to `max` messages of `stream`; those past maxDeliveries are dead-lettered (their jobs end). */
+  private async claim(stream: string, max: number): Promise<StreamMessage[]> {
+    const claimed = await this.settings.store.claim(stream, {
+      consumer: this.settings.consumer,
+      max,
+      leaseMs: this.settings.leaseMs,
+    });
+    for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
+    return claimed.filter((m) => !isOverdue(this.settings, m));
+  }
+
+  /**
+   * Claims as {@link claim} does and reports the starts in the claim's transaction. When
+   * that fails, claims and reports in two transactions: a report that keeps failing then
+   * leaves the messages held until their leases run out, so they are delivered again and
+   * in the end dead-lettered, instead of being claimed in vain forever.
+   */
+  private async claimStarting(
+    report: StartReporter,
+    stream: string,
+    max: number,
+  ): Promise<StreamMessage[]> {
+    const { store, consumer, leaseMs } = this.settings;
+    let overdue: StreamMessage[] = [];
+    let messages: StreamMessage[];
+    try {
+      messages = await store.transaction(async (tx) => {
+        const claimed = await tx.claim(stream, { consumer, max, leaseMs });
+        overdue = claimed.filter((m) => isOverdue(this.settings, m));
+        const live = claimed.filter((m) => !isOverdue(this.settings, m));
+        if (live.length > 0) await report(tx, live);
+        return live;
+      });
+    } catch (error) {
+      this.settings.logger.error(
+        'could not report task starts with their claim; claiming apart',
+        toErrorRecord(error) as ErrorRecord,
+      );
+      messages = await this.claim(stream, max);
+      if (messages.length > 0) await store.transaction((tx) => report(tx, messages));
+      return messages;
+    }
+    for (const m of overdue) await bury(this.settings, m);
+    return messages;
   }
 
   private async run(message: StreamMessage, controller: AbortController): Promise<void> {
@@ -373,6 +414,7 @@ export class TaskRunner {
         claimed = undefined;
         claimed = this.session(tx, batch.length);
         await all(claimed.tx);
+        await claimed.beforeCommit();
       });
       this.settings.onCommit?.(batch.map((c) => c.response.job));
       return claimed;

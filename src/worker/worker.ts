@@ -135,15 +135,18 @@ export class Worker {
       this.concurrency,
       this.clock,
       () => this.taskWake.wake(),
-      (messages) => this.reportStarts(messages),
+      (tx, messages) => this.reportStarts(tx, messages),
     );
   }
 
-  /** Models that follow their tasks (code-first works report onStart) are told of claims. */
-  private async reportStarts(messages: readonly StreamMessage[]): Promise<void> {
+  /**
+   * Models that follow their tasks (code-first works report onStart) are told of claims,
+   * in the transaction that claims them: a sequential code-first task costs one commit.
+   */
+  private async reportStarts(tx: StoreTx, messages: readonly StreamMessage[]): Promise<void> {
     const told = this.models.toldOfStart(messages.map((m) => m.payload as unknown as TaskMessage));
     if (told.length === 0) return;
-    await this.settings.store.transaction((tx) => this.models.tasksStarted(tx, told));
+    await this.models.tasksStarted(tx, told);
   }
 
   /**

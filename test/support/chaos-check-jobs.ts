@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createCollationLayout, formatCollationKey } from '../../src/core/collation.js';
 import { parseSemaphore } from '../../src/core/semaphore.js';
 import { isFinalFlowState } from '../../src/core/states.js';
+import { loadInstance } from '../../src/durable/instance-store.js';
 import type { CompiledWorkflow } from '../../src/engine/kinds/index.js';
 import type { ActivityRecord, JobRecord } from '../../src/store/records.js';
 import type { StoreTx } from '../../src/store/store.js';
@@ -195,7 +196,7 @@ async function checkDurableJob(
       fail('work semaphore', `${work} reads ${value}, expected 888000001000001`);
     }
   }
-  const instance = job.context as { branches?: { ended?: boolean }[] } | null;
+  const instance = (await loadInstance(tx, job))?.instance;
   if (job.state === 'SUCCESS' && !(instance?.branches ?? []).every((b) => b.ended)) {
     fail('instance', 'ended with a branch that never reached its end');
   }

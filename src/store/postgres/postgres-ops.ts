@@ -16,6 +16,7 @@ import type {
   HistoryQuery,
   JobFilter,
   JobPatch,
+  JournalEntry,
   Json,
   NewHistoryEntry,
   NewJob,
@@ -31,6 +32,7 @@ import { deadLetters } from './ops/dead-letters.js';
 import { definitions } from './ops/definitions.js';
 import { history } from './ops/history.js';
 import { jobs } from './ops/jobs.js';
+import { journal } from './ops/journal.js';
 import { signals } from './ops/signals.js';
 import { streams } from './ops/streams.js';
 import { timers } from './ops/timers.js';
@@ -65,6 +67,12 @@ export class PostgresStoreTx implements StoreTx {
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(ONE, (db) => jobs.listJobs(db, filter));
+  }
+  appendJournal(entries: JournalEntry[]) {
+    return this.invoke(ONE, (db) => journal.appendJournal(db, entries));
+  }
+  readJournal(job: string, afterSeq?: number) {
+    return this.invoke(ONE, (db) => journal.readJournal(db, job, afterSeq));
   }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(ONE, (db) => definitions.putDefinition(db, def));

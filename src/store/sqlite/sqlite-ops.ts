@@ -15,6 +15,7 @@ import type {
   HistoryQuery,
   JobFilter,
   JobPatch,
+  JournalEntry,
   Json,
   NewHistoryEntry,
   NewJob,
@@ -29,6 +30,7 @@ import { SqliteCounters } from './ops/counters.js';
 import { SqliteDefinitions } from './ops/definitions.js';
 import { SqliteHistory } from './ops/history.js';
 import { SqliteJobs } from './ops/jobs.js';
+import { SqliteJournal } from './ops/journal.js';
 import { SqliteSignals } from './ops/signals.js';
 import { SqliteStreams } from './ops/streams.js';
 import { SqliteTimers } from './ops/timers.js';
@@ -36,6 +38,7 @@ import { SqliteTimers } from './ops/timers.js';
 /** Every operation group, sharing one connection and its prepared statements. */
 export interface SqliteOps {
   jobs: SqliteJobs;
+  journal: SqliteJournal;
   definitions: SqliteDefinitions;
   counters: SqliteCounters;
   activities: SqliteActivities;
@@ -50,6 +53,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
   const streams = new SqliteStreams(ctx);
   return {
     jobs: new SqliteJobs(ctx),
+    journal: new SqliteJournal(ctx),
     definitions: new SqliteDefinitions(ctx),
     counters: new SqliteCounters(ctx),
     activities: new SqliteActivities(ctx),
@@ -101,6 +105,12 @@ export class BoundStoreTx implements StoreTx {
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(R, () => this.ops.jobs.listJobs(filter));
+  }
+  appendJournal(entries: JournalEntry[]) {
+    return this.invoke(W, () => this.ops.journal.appendJournal(entries));
+  }
+  readJournal(job: string, afterSeq?: number) {
+    return this.invoke(R, () => this.ops.journal.readJournal(job, afterSeq));
   }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(W, () => this.ops.definitions.putDefinition(def));

@@ -14,6 +14,7 @@ import {
   type WorkflowDefinition,
 } from '../../../src/durable/index.js';
 import { type Instance, propertiesAt } from '../../../src/durable/instance.js';
+import { readInstance } from '../../../src/durable/stored-instance.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore } from '../../support/store-under-test.js';
@@ -66,7 +67,7 @@ const greeter = defineWorkflow('greeter', {
   },
 });
 
-const instanceOf = async (id: string) => (await store.getJob(id))?.context as unknown as Instance;
+const instanceOf = async (id: string) => (await readInstance(store, id)) as Instance;
 
 const counterOutput = {
   seen: { count: 3, label: 'start', tags: ['a'] },

@@ -14,6 +14,7 @@ import {
 import { Client } from '../../../src/client/client.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
 import type { Instance } from '../../../src/durable/instance.js';
+import { readInstance } from '../../../src/durable/stored-instance.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore } from '../../support/store-under-test.js';
@@ -51,7 +52,7 @@ const order = {
   ],
 };
 
-const instanceOf = async (id: string) => (await store.getJob(id))?.context as unknown as Instance;
+const instanceOf = async (id: string) => (await readInstance(store, id)) as Instance;
 
 describe('code-first runtime', () => {
   it('runs the order example to its end once the approval event arrives', async () => {

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import type { Instance } from '../../../src/durable/instance.js';
+import { readInstance } from '../../../src/durable/stored-instance.js';
 import { type Serving, serve } from '../../../src/server/serve.js';
 import type { Store } from '../../../src/store/store.js';
 import { openTestStore, skipBackend } from '../../support/store-under-test.js';
@@ -37,7 +38,7 @@ afterEach(async () => {
   await close();
 });
 
-const instanceOf = async (id: string) => (await store.getJob(id))?.context as unknown as Instance;
+const instanceOf = async (id: string) => (await readInstance(store, id)) as Instance;
 
 async function driveToEnd(jobId: string, limit = 50): Promise<void> {
   for (let i = 0; i < limit; i++) {

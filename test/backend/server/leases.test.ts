@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import type { Instance } from '../../../src/durable/instance.js';
+import { readInstance } from '../../../src/durable/stored-instance.js';
 import { type Serving, serve } from '../../../src/server/serve.js';
 import type { Store } from '../../../src/store/store.js';
 import { openTestStore, skipBackend } from '../../support/store-under-test.js';
@@ -41,7 +42,7 @@ afterEach(async () => {
   await close();
 });
 
-const instanceOf = async (id: string) => (await store.getJob(id))?.context as unknown as Instance;
+const instanceOf = async (id: string) => (await readInstance(store, id)) as Instance;
 
 describe.skipIf(skipBackend)('weft serve: leases', () => {
   it('hands an abandoned decision out again under a new uuid; the old one answers 409', async () => {

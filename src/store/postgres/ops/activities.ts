@@ -73,7 +73,9 @@ const SELECT_JOBS = sql(
 
 const SELECT_NEWEST = sql(
   'activity_newest',
-  `SELECT ${COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} FROM weft_activities a
+  `SELECT ${COLUMNS.split(', ')
+    .map((c) => `a.${c}`)
+    .join(', ')} FROM weft_activities a
    JOIN (SELECT activity, max(updated_at) AS newest FROM weft_activities
          WHERE job = $1 GROUP BY activity) n
      ON a.activity = n.activity AND a.updated_at = n.newest

@@ -8,6 +8,7 @@ import { initial } from './0001-initial.js';
 import { activityTimes } from './0002-activity-times.js';
 import { messageErrors } from './0003-message-errors.js';
 import { history } from './0004-history.js';
+import { instanceJournal } from './0005-instance-journal.js';
 import { newestActivity } from './0006-newest-activity.js';
 
 /** Every SQLite migration, oldest first. */
@@ -16,5 +17,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   activityTimes,
   messageErrors,
   history,
+  instanceJournal,
   newestActivity,
 ];
