@@ -5,77 +5,50 @@
  * `weft start` of a workflow no worker has registered yet creates a job that waits (and
  * says so on stderr) until `weft worker --handlers <module>` with the code runs it.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   freshStoreUrl,
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
+import {
+  launchWeft,
+  REPO_ROOT,
+  type RunningWeft,
+  runWeft,
+  type WeftRun,
+} from '../../support/weft-cli.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
-const LIBRARY = pathToFileURL(join(ROOT, 'dist', 'index.js')).href;
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
+const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
 
 let location: TestStoreLocation;
 let dir: string;
-const workers: ChildProcess[] = [];
+const workers: RunningWeft[] = [];
 
 beforeEach(async () => {
   location = await freshStoreUrl();
   dir = mkdtempSync(join(tmpdir(), 'weft-code-first-'));
 });
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.exitCode !== null || worker.signalCode !== null) continue;
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  for (const worker of workers.splice(0)) await worker.stop();
   await location.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url };
-  delete e.NODE_OPTIONS;
-  return e;
-}
-
 /** Runs `node bin/weft.js …args` to its end. */
-function weft(args: string[]): Promise<Ran> {
-  return new Promise<Ran>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: dir, env: env(), timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout.trim(), err: stderr.trim() });
-      },
-    );
-  });
+function weft(args: string[]): Promise<WeftRun> {
+  return runWeft(args, { store: location.url, cwd: dir });
 }
 
 /** Starts `node bin/weft.js worker --handlers <module>` in the background. */
-function startWorker(module: string): ChildProcess {
-  const child = spawn(process.execPath, [BIN, 'worker', '--handlers', module], {
-    cwd: dir,
-    env: env(),
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  workers.push(child);
-  return child;
+function startWorker(module: string): RunningWeft {
+  const worker = launchWeft(['worker', '--handlers', module], { store: location.url, cwd: dir });
+  workers.push(worker);
+  return worker;
 }
 
 /** A worker module with two code-first workflows: class fields, and `properties: {…}`. */

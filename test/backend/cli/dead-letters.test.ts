@@ -5,9 +5,6 @@
  * dead-letters` lists it with its last error, and `weft dead-letters requeue <id>`
  * reopens the job so the worker finishes it.
  */
-import { execFile } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
@@ -20,15 +17,7 @@ import {
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
+import { runWeft, type WeftRun } from '../../support/weft-cli.js';
 
 let location: TestStoreLocation;
 let store: Store;
@@ -45,20 +34,8 @@ afterEach(async () => {
 });
 
 /** Runs `node bin/weft.js …args` with WEFT_STORE set to the store under test. */
-function weft(args: string[]): Promise<Ran> {
-  const env: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url };
-  delete env.NODE_OPTIONS;
-  return new Promise<Ran>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout.trim(), err: stderr.trim() });
-      },
-    );
-  });
+function weft(args: string[]): Promise<WeftRun> {
+  return runWeft(args, { store: location.url });
 }
 
 const quiet = { error() {}, warn() {}, info() {} };

@@ -5,11 +5,9 @@
  * SQLite path in a directory that does not exist and a numeric option that is not a
  * whole number are refused, naming what is wrong.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { openStore } from '../../../src/store/open-store.js';
@@ -20,15 +18,7 @@ import {
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
+import { runWeft } from '../../support/weft-cli.js';
 
 let location: TestStoreLocation;
 let dir: string;
@@ -43,20 +33,7 @@ afterEach(async () => {
 
 /** Runs `node bin/weft.js …args` in `cwd` with `env` added (WEFT_STORE: the store under test). */
 function weft(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url, ...options.env };
-  delete env.NODE_OPTIONS;
-  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
-  return new Promise<Ran>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: options.cwd ?? ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout.trim(), err: stderr.trim() });
-      },
-    );
-  });
+  return runWeft(args, { store: location.url, ...options });
 }
 
 function file(name: string, text: string): string {

@@ -4,11 +4,9 @@
  * in commit order with the digits it moved and the key after it, and its end — as a
  * table and as JSON; `--after` pages; an unknown job exits 1 naming it.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobHistoryEntry } from '../../../src/client/job-history.js';
 import {
@@ -16,16 +14,9 @@ import {
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
+import { runWeft, type WeftRun } from '../../support/weft-cli.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
 
 let location: TestStoreLocation;
 let dir: string;
@@ -39,20 +30,8 @@ afterEach(async () => {
 });
 
 /** Runs `node bin/weft.js …args` from the repository (WEFT_STORE: the store under test). */
-function weft(args: string[]): Promise<Ran> {
-  const env: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url };
-  delete env.NODE_OPTIONS;
-  return new Promise<Ran>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout.trim(), err: stderr.trim() });
-      },
-    );
-  });
+function weft(args: string[]): Promise<WeftRun> {
+  return runWeft(args, { store: location.url });
 }
 
 function file(name: string, text: string): string {

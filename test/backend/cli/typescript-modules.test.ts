@@ -4,20 +4,18 @@
  * node_modules, run `weft run wf.ts` as a separate process. A module that fails to import
  * prints its own file and line.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   freshStoreUrl,
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
+import { REPO_ROOT, runWeft, type WeftRun } from '../../support/weft-cli.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
 /** The name users import the package by. */
 const PACKAGE = 'weft-engine';
 
@@ -28,27 +26,16 @@ beforeEach(async () => {
   project = mkdtempSync(join(tmpdir(), 'weft-ts-project-'));
   execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore' });
   mkdirSync(join(project, 'node_modules'));
-  symlinkSync(ROOT, join(project, 'node_modules', PACKAGE));
+  symlinkSync(REPO_ROOT, join(project, 'node_modules', PACKAGE));
 });
 afterEach(async () => {
   await location.cleanup();
   rmSync(project, { recursive: true, force: true });
 });
 
-function weft(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: location.url };
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: project, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout, err: stderr });
-      },
-    );
-  });
+/** Runs `node bin/weft.js …args` in the project, its output as printed. */
+function weft(args: string[]): Promise<WeftRun> {
+  return runWeft(args, { store: location.url, cwd: project, trim: false });
 }
 
 const WORKFLOW = `

@@ -7,37 +7,18 @@
  * restart with jobs in flight, and gives up (exit 1, saying why) only when the server
  * stays away.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backend, freshStoreUrl, skipBackend } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'weft.js');
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** A `weft` process left running: its output so far, and how it ended. */
-interface Running {
-  child: ChildProcess;
-  out(): string;
-  err(): string;
-  exited: Promise<number | string>;
-  alive(): boolean;
-}
+import { launchWeft, type RunningWeft, runWeft, type WeftRun } from '../../support/weft-cli.js';
 
 let storeUrl: string;
 let cleanup: () => Promise<void>;
 let dir: string;
-const started: Running[] = [];
+const started: RunningWeft[] = [];
 
 beforeEach(async () => {
   const location = await freshStoreUrl();
@@ -46,55 +27,19 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'weft-lifecycle-'));
 });
 afterEach(async () => {
-  for (const r of started.splice(0)) if (r.alive()) r.child.kill('SIGKILL');
+  await Promise.all(started.splice(0).map((r) => r.stop('SIGKILL')));
   await cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function env(store: string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...process.env, WEFT_STORE: store };
-  delete out.NODE_OPTIONS;
-  return out;
+/** Runs `weft …args` to its end, in the test's folder. */
+function weft(args: string[], store = storeUrl): Promise<WeftRun> {
+  return runWeft(args, { store, cwd: dir });
 }
 
-/** Runs `weft …args` to its end. */
-function weft(args: string[], store = storeUrl): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: dir, env: env(store), timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout.trim(), err: stderr.trim() });
-      },
-    );
-  });
-}
-
-/** Starts `weft …args` and leaves it running. */
-function launch(args: string[], store = storeUrl, extra: NodeJS.ProcessEnv = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: dir,
-    env: { ...env(store), ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-    out += s;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
-    err += s;
-  });
-  let ended = false;
-  const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => {
-      ended = true;
-      resolve(code ?? signal ?? 'unknown');
-    }),
-  );
-  const running = { child, out: () => out, err: () => err, exited, alive: () => !ended };
+/** Starts `weft …args` in the test's folder and leaves it running. */
+function launch(args: string[], store = storeUrl, env: NodeJS.ProcessEnv = {}): RunningWeft {
+  const running = launchWeft(args, { store, cwd: dir, env });
   started.push(running);
   return running;
 }
