@@ -31,7 +31,7 @@ const { values } = parseArgs({
 });
 
 const TASKS = Number(values.tasks);
-const counts = new StoreCounts();
+const counts = new StoreCounts(true);
 /** `bytesWritten` when task i started, by i. */
 const bytesAtTask: number[] = [];
 

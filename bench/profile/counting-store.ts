@@ -44,8 +44,14 @@ export class StoreCounts {
   directReads = 0;
   /** Transactions and direct calls that changed something: each waits for a WAL sync. */
   durableCommits = 0;
-  /** Bytes handed to writing calls, as JSON of their arguments (what the store is asked to write). */
+  /**
+   * Bytes handed to writing calls, as JSON of their arguments (what the store is asked to
+   * write); counted only when the counts are made with `measureBytes` (serialising every
+   * write's arguments costs time of its own).
+   */
   bytesWritten = 0;
+
+  constructor(readonly measureBytes = false) {}
 
   add(name: string): void {
     this.calls.set(name, (this.calls.get(name) ?? 0) + 1);
@@ -100,7 +106,7 @@ export function countingStore(store: Store, counts: StoreCounts): Store {
     ) =>
     async (...args: unknown[]) => {
       counts.add(`${prefix}.${name}`);
-      if (!READS.has(name)) counts.bytesWritten += jsonBytes(args);
+      if (counts.measureBytes && !READS.has(name)) counts.bytesWritten += jsonBytes(args);
       const result = await fn.apply(object, args);
       const wrote = !READS.has(name) && !changedNothing(name, result);
       if (frame) {
