@@ -5,7 +5,7 @@
  * (status `PENDING`, input, output and error null, attempt 0, no start or finish time). A
  * field given as `null` is set to null. The backends keep the upsert's SQL.
  */
-import type { ActivityWrite, ErrorRecord, Json } from './records.js';
+import type { ActivityRecord, ActivityWrite } from './records.js';
 
 /** The status of an activity written without one. */
 export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
@@ -14,17 +14,7 @@ export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
 type Field = 'status' | 'input' | 'output' | 'error' | 'attempt' | 'startedAt' | 'finishedAt';
 
 /** A write made explicit: the values a new record takes, and which fields it sets. */
-export interface ActivityRow {
-  job: string;
-  activity: string;
-  dimension: string;
-  status: string;
-  input: Json;
-  output: Json;
-  error: ErrorRecord | null;
-  attempt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
+export interface ActivityRow extends Omit<ActivityRecord, 'updatedAt'> {
   /** Whether the write gave the field (then a stored record takes it too). */
   sets: Record<Field, boolean>;
 }

@@ -5,37 +5,13 @@
  * the jobs' locks; the unique (job, seq) index turns a writer that did not into an error
  * rather than a duplicate number.
  */
+import { DEFAULT_HISTORY_LIMIT, type HistoryRow, historyEntry } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, Json, NewHistoryEntry } from '../../records.js';
 import { type Db, ms, sql, toJson } from './context.js';
 
-interface HistoryRow {
-  id: number;
-  job: string;
-  seq: number;
-  kind: string;
-  activity: string | null;
-  dimension: string;
-  change: Json;
-  at: number;
-  worker: string | null;
-}
+type Row = HistoryRow<Json>;
 
-function toEntry(row: HistoryRow): HistoryEntry {
-  return {
-    id: String(row.id),
-    job: row.job,
-    seq: row.seq,
-    kind: row.kind,
-    activity: row.activity,
-    dimension: row.dimension,
-    change: row.change,
-    at: row.at,
-    worker: row.worker,
-  };
-}
-
-/** How many lines a history read returns when the caller gives no limit. */
-export const DEFAULT_HISTORY_LIMIT = 1000;
+const toEntry = (row: Row): HistoryEntry => historyEntry(row, row.change);
 
 const INSERT_MANY = sql(
   'history_append',
@@ -75,7 +51,7 @@ export const history = {
 
   /** A job's lines by seq. */
   async historyOfJob(db: Db, job: string, query: HistoryQuery = {}): Promise<HistoryEntry[]> {
-    const rows = await db.rows<HistoryRow>(SELECT_JOB, [
+    const rows = await db.rows<Row>(SELECT_JOB, [
       job,
       query.afterSeq ?? 0,
       query.limit ?? DEFAULT_HISTORY_LIMIT,

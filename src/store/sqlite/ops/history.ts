@@ -3,37 +3,13 @@
  * transaction, each taking the next `seq` of its job from the (job, seq) index — so
  * several rows of one job in one call number consecutively.
  */
+import { DEFAULT_HISTORY_LIMIT, type HistoryRow, historyEntry } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, NewHistoryEntry } from '../../records.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 
-interface HistoryRow {
-  id: number;
-  job: string;
-  seq: number;
-  kind: string;
-  activity: string | null;
-  dimension: string;
-  change: string;
-  at: number;
-  worker: string | null;
-}
+type Row = HistoryRow<string>;
 
-function toEntry(row: HistoryRow): HistoryEntry {
-  return {
-    id: String(row.id),
-    job: row.job,
-    seq: row.seq,
-    kind: row.kind,
-    activity: row.activity,
-    dimension: row.dimension,
-    change: fromJson(row.change),
-    at: row.at,
-    worker: row.worker,
-  };
-}
-
-/** How many lines a history read returns when the caller gives no limit. */
-export const DEFAULT_HISTORY_LIMIT = 1000;
+const toEntry = (row: Row): HistoryEntry => historyEntry(row, fromJson(row.change));
 
 /** History operations on one connection. */
 export class SqliteHistory {
@@ -73,7 +49,7 @@ export class SqliteHistory {
       job,
       query.afterSeq ?? 0,
       query.limit ?? DEFAULT_HISTORY_LIMIT,
-    ) as HistoryRow[];
+    ) as Row[];
     return rows.map(toEntry);
   }
 }
