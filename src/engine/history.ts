@@ -22,7 +22,9 @@ export type GraphHistoryKind =
   | 'end'
   | 'cancel'
   | 'dead-letter'
-  | 'reopen';
+  | 'reopen'
+  /** A scope ended: none of its members was active any more. */
+  | 'close';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {
