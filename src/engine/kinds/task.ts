@@ -96,7 +96,9 @@ export const task = defineKind({
       .string()
       .min(1)
       .optional()
-      .meta({ description: 'Handler name (default: the activity id; inside a scope, its own id there).' }),
+      .meta({
+        description: 'Handler name (default: the activity id; inside a scope, its own id there).',
+      }),
     input: expression.optional(),
     retry: retry.optional(),
     timeout: duration.optional().meta({ description: 'Per-attempt timeout.' }),
