@@ -92,13 +92,9 @@ export const task = defineKind({
   kind: 'task',
   document: z.strictObject({
     kind: z.literal('task'),
-    task: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description: 'Handler name (default: the activity id; inside a scope, its own id there).',
-      }),
+    task: z.string().min(1).optional().meta({
+      description: 'Handler name (default: the activity id, short inside a scope).',
+    }),
     input: expression.optional(),
     retry: retry.optional(),
     timeout: duration.optional().meta({ description: 'Per-attempt timeout.' }),
