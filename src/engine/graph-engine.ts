@@ -6,7 +6,8 @@
  */
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
-import { toErrorRecord, ValidationError } from '../core/errors.js';
+import { COLLATION_DIGITS, isActiveDigit } from '../core/collation-digits.js';
+import { toErrorRecord, UnreachableError, ValidationError } from '../core/errors.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
@@ -192,7 +193,6 @@ export class GraphEngine {
   ): Promise<StepResult> {
     const { job } = state;
     const step = await this.newStep(tx, state, work.d);
-    const { wf } = step;
     const hold =
       budget.left > 0
         ? (m: EngineMessage) => m.k === 'enter' && m.job === job.id && budget.left-- > 0
@@ -217,8 +217,7 @@ export class GraphEngine {
     // Scopes whose members are all done end now (their successors go to the stream).
     // A fresh step after them reads the records they wrote (the job's output may need them).
     if (await closeScopes(last)) last = last.successor(last.dimension);
-    const key = await last.collation();
-    const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
+    const ended = await this.endIfDone(last);
     return ended ? { status: 'ran', ended } : { status: 'ran' };
   }
 
@@ -286,7 +285,43 @@ export class GraphEngine {
     return true;
   }
 
-  private async finishJob(step: Step): Promise<JobRecord['state']> {
+  /**
+   * Ends the job when a chain of steps leaves it done: without `end:`, when nothing is
+   * active; with one, when that activity has ended, or — after a disposal, or with nothing
+   * active — when it can no longer be reached (UnreachableError naming the disposal).
+   */
+  private async endIfDone(step: Step): Promise<JobRecord['state'] | undefined> {
+    const { wf } = step;
+    const disposals = step.takeDisposals();
+    const complete = isComplete(wf.layout, await step.collation());
+    const end = wf.compiled.end;
+    if (end === undefined || step.job.error) {
+      return complete ? this.finishJob(step) : undefined;
+    }
+    const digit = await step.digit(end);
+    if (digit === COLLATION_DIGITS.completed || digit === COLLATION_DIGITS.released) {
+      return this.finishJob(step, end);
+    }
+    if (!complete && (disposals.length === 0 || (await canStillReach(step, end)))) {
+      return undefined;
+    }
+    const last = disposals[disposals.length - 1];
+    const error = new UnreachableError(
+      `job can no longer reach its end ${JSON.stringify(end)}${
+        last
+          ? `: ${last.what}${last.dimension ? ` (thread ${last.dimension})` : ''} left nothing that leads there`
+          : ''
+      }`,
+      last?.activity,
+    );
+    step.recordJobError({
+      ...(toErrorRecord(error) as ErrorRecord),
+      ...(last && { activity: last.activity }),
+    });
+    return this.finishJob(step);
+  }
+
+  private async finishJob(step: Step, end?: string): Promise<JobRecord['state']> {
     const { job, wf } = step;
     let error: ErrorRecord | null = job.error;
     let output: Json = null;
@@ -294,7 +329,9 @@ export class GraphEngine {
       try {
         output = wf.compiled.output
           ? await step.evaluate(wf.compiled.output, 'workflow output')
-          : await defaultOutput(step);
+          : end !== undefined
+            ? (((await step.data())[end] as { output?: Json } | undefined)?.output ?? null)
+            : await defaultOutput(step);
       } catch (cause) {
         error = toErrorRecord(cause) as ErrorRecord;
       }
@@ -320,6 +357,22 @@ export class GraphEngine {
     }
     return state;
   }
+}
+
+/**
+ * True while `target` can still run. Skips are eager (a target all of whose incoming
+ * transitions settled without one firing is skipped at once, and the skip spreads), so a
+ * target still pending (9), started or paused can be reached, and a skipped one (3) only
+ * while a cycle that would put it back to pending is active.
+ */
+async function canStillReach(step: Step, target: string): Promise<boolean> {
+  const digit = await step.digit(target);
+  if (isActiveDigit(digit)) return true;
+  if (digit !== COLLATION_DIGITS.skipped) return false;
+  for (const [cycle, reset] of step.wf.reentered) {
+    if (reset.includes(target) && isActiveDigit(await step.digit(cycle))) return true;
+  }
+  return false;
 }
 
 /** A Leg2 message, to the responder its activity's kind has for it. */

@@ -16,6 +16,14 @@ function activityKey(job: string, activity: string, dimension: string): string {
   return `${job}\u0000${activity}\u0000${dimension}`;
 }
 
+/** An activity that ran and emitted nothing on one of its outputs (crossflow's disposal). */
+export interface Disposal {
+  activity: string;
+  dimension: string;
+  /** What it did not emit, in words: `transition a -> b not taken`, `collect under min`… */
+  what: string;
+}
+
 /** A counter as this chain sees it: the stored value plus its own adds. */
 interface CounterEntry {
   value: bigint | undefined;
@@ -36,6 +44,8 @@ export class JobState {
   private readonly writes = new Map<string, ActivityWrite>();
   /** Scopes a member's move asked to check once the chain is done, with its thread. */
   readonly scopeChecks: { scope: string; dimension: string }[] = [];
+  /** Disposals of this chain (an output that carried nothing), oldest first. */
+  readonly disposals: Disposal[] = [];
   private readonly planned: Required<
     Omit<UnitOfWork, 'ack' | 'counters' | 'activities' | 'journal'>
   > = {

@@ -10,7 +10,7 @@ import {
 } from '../core/collation.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { renderScopedKey } from '../core/scoped-key.js';
-import { graphIndex, graphOrder, reentered } from '../graph/analysis.js';
+import { graphIndex, graphOrder, reentered, upstreamOf } from '../graph/analysis.js';
 import type { CompiledTransition } from '../graph/compiled-workflow.js';
 import type { StoreTx } from '../store/store.js';
 import type { CompiledWorkflow } from './kinds/index.js';
@@ -26,6 +26,11 @@ export interface LoadedWorkflow {
   graphOrder: readonly string[];
   /** For each cycle activity, the activities a re-entry resets to pending (see `reentered`). */
   reentered: ReadonlyMap<string, readonly string[]>;
+  /**
+   * What can still lead to each collect (see `upstreamOf`): the ids whose digits answer
+   * "can anything still reach it?".
+   */
+  upstream: ReadonlyMap<string, readonly string[]>;
   /** The enclosing scope of each inner activity, by qualified id. */
   scopeOf: ReadonlyMap<string, string>;
   /**
@@ -48,11 +53,18 @@ export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
     if (scope !== undefined) scopeOf.set(id, scope);
   }
   const layout = createCollationLayout(compiled.order);
+  const upstream = new Map<string, string[]>();
+  for (const id of compiled.order) {
+    if ((compiled.activities[id]?.kind as string | undefined) === 'collect') {
+      upstream.set(id, upstreamOf(compiled, id));
+    }
+  }
   return {
     compiled,
     graphOrder: graphOrder(compiled),
     layout,
     scopeOf,
+    upstream,
     renderKey:
       scopeOf.size === 0
         ? (key) => formatCollationKey(layout, key)

@@ -30,7 +30,7 @@ import type {
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
-import type { JobState } from './job-state.js';
+import type { Disposal, JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
@@ -116,6 +116,19 @@ export class Step {
     if (scope !== undefined && isActiveDigit(from) && !isActiveDigit(to)) {
       this.state.scopeChecks.push({ scope, dimension: this.dimension });
     }
+  }
+
+  /**
+   * Notes a disposal: `activity` ran and `what` (one of its outputs) carries nothing. After
+   * the chain, a job with an `end:` checks it can still reach it.
+   */
+  dispose(activity: string, what: string): void {
+    this.state.disposals.push({ activity, dimension: this.dimension, what });
+  }
+
+  /** The disposals of this chain so far, once. */
+  takeDisposals(): Disposal[] {
+    return this.state.disposals.splice(0);
   }
 
   /** The next scope a move of this chain asked to check (see `closeScopes`), once. */

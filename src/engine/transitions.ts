@@ -42,6 +42,7 @@ export async function settleOutgoing(
       );
     }
     any ||= taken;
+    if (!taken) step.dispose(from, `transition ${from} -> ${t.to} not taken`);
     await settle(step, t.to, dimension, taken);
   }
   return any;

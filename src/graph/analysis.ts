@@ -93,3 +93,43 @@ export function reentered(wf: CompiledWorkflow, cycleId: string): string[] {
   const downstream = reachableFrom(wf, activity.ancestor);
   return wf.order.filter((id) => downstream.has(id));
 }
+
+/**
+ * The activities that can still lead to `target`: every activity from which a path of
+ * transitions — plus a scope's start entering its entries, and a cycle's re-entry of its
+ * ancestor — reaches it, without passing through `target` itself (an activity inside a
+ * cycle with `target` is upstream of it; `target` prunes itself from the search, as
+ * crossflow's collect does). For a target inside a scope only that scope's own activities
+ * (at any depth) count: a collect in a scope watches only the scope. Computed once per
+ * workflow version, so the run-time question "can anything still reach it?" is a lookup
+ * of these ids' digits in the key.
+ */
+export function upstreamOf(wf: CompiledWorkflow, target: string): string[] {
+  const previous = new Map<string, string[]>();
+  const link = (from: string, to: string) => {
+    const list = previous.get(to) ?? [];
+    list.push(from);
+    previous.set(to, list);
+  };
+  for (const t of wf.transitions) link(t.from, t.to);
+  for (const id of wf.order) {
+    const activity = wf.activities[id] as
+      | (CompiledWorkflow['activities'][string] & { entries?: string[] })
+      | undefined;
+    if (activity?.ancestor !== undefined) link(id, activity.ancestor);
+    for (const entry of activity?.entries ?? []) link(id, entry);
+  }
+  const scope = wf.activities[target]?.scope;
+  const inside = (id: string): boolean => {
+    if (scope === undefined) return true;
+    for (let s = wf.activities[id]?.scope; s !== undefined; s = wf.activities[s]?.scope) {
+      if (s === scope) return true;
+    }
+    return false;
+  };
+  const seen = reachable(target, (id) =>
+    id === target || inside(id) ? (previous.get(id) ?? []).filter(inside) : [],
+  );
+  seen.delete(target);
+  return wf.order.filter((id) => seen.has(id));
+}

@@ -191,6 +191,22 @@ function checkLoops(
   }
 }
 
+/** `end:` names a top-level activity other than the trigger. */
+function checkEnd(draft: Draft, problems: ProblemList, trigger: string | undefined): void {
+  const end = draft.end;
+  if (end === undefined) return;
+  if (!draft.activities.has(end)) {
+    problems.add(['end'], `end ${JSON.stringify(end)} is not an activity`);
+  } else if (end === trigger) {
+    problems.add(['end'], `end ${JSON.stringify(end)} is the trigger: the job would end at once`);
+  } else if (draft.scopeOf.has(end)) {
+    problems.add(
+      ['end'],
+      `end ${JSON.stringify(end)} is inside a scope: name a top-level activity`,
+    );
+  }
+}
+
 /** Checks the graph rules, adding a problem for each broken one. */
 export function checkGraph(draft: Draft, problems: ProblemList, kinds: KindTable): void {
   const triggers = [...draft.activities.values()]
@@ -222,6 +238,7 @@ export function checkGraph(draft: Draft, problems: ProblemList, kinds: KindTable
       }
     }
   }
+  checkEnd(draft, problems, trigger);
   const reachCache = new Map<string, ReadonlySet<string>>();
   const facts = {
     draft,

@@ -69,6 +69,12 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
   transitions: CompiledTransition[];
   /** JSONata producing the job output from the activities' outputs. */
   output?: string;
+  /**
+   * The activity that finishes the job (crossflow's terminate): the job ends when it
+   * ends, and a disposal after which it can no longer be reached ends the job with an
+   * UnreachableError. Absent, the job ends when nothing is active.
+   */
+  end?: string;
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

@@ -44,6 +44,7 @@ export interface WorkflowDocumentOf<Activity> {
   activities: Record<string, Activity>;
   transitions?: Record<string, TransitionItemDocument[]>;
   output?: string;
+  end?: string;
 }
 
 /** A compiler over a fixed table of activity kinds. */
@@ -121,6 +122,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       trigger,
       transitions,
       ...(doc.output !== undefined && { output: doc.output }),
+      ...(doc.end !== undefined && { end: doc.end }),
       ...(source !== undefined && { source }),
     };
   }

@@ -30,6 +30,8 @@ export interface DraftTransition {
 /** The readable parts of a workflow document. */
 export interface Draft {
   workflow?: string;
+  /** The `end:` activity, when it is a string. */
+  end?: string;
   /** True when `activities:` is a map (possibly empty). */
   hasActivityMap: boolean;
   activities: Map<string, DraftActivity>;
@@ -60,6 +62,7 @@ export function readDraft(value: unknown, kinds: ReadonlySet<string>): Draft {
   };
   if (!isPlainObject(value)) return draft;
   if (typeof value.workflow === 'string') draft.workflow = value.workflow;
+  if (typeof value.end === 'string') draft.end = value.end;
   if (isPlainObject(value.activities)) {
     draft.hasActivityMap = true;
     for (const [id, raw] of Object.entries(value.activities)) {

@@ -55,7 +55,7 @@ function unknownKeyMessage(root: unknown, objectPath: Path, key: string, kinds: 
     return `unknown key ${JSON.stringify(key)} for a ${kind} activity (allowed: ${allowed.join(', ')})`;
   }
   if (objectPath.length === 0) {
-    return `unknown key ${JSON.stringify(key)} (allowed: workflow, version, description, input, activities, transitions, output)`;
+    return `unknown key ${JSON.stringify(key)} (allowed: workflow, version, description, input, activities, transitions, output, end)`;
   }
   return `unknown key ${JSON.stringify(key)}`;
 }

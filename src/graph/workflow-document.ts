@@ -96,6 +96,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
         .optional()
         .meta({ description: 'Outgoing transitions, by source activity id.' }),
       output: expression.optional().meta({ description: 'JSONata producing the job output.' }),
+      end: reference.optional().meta({
+        description:
+          'The activity that finishes the job (default: the job ends when nothing is active).',
+      }),
     })
     .meta({ title: 'weft workflow', description: 'A weft graph workflow definition.' });
 }
