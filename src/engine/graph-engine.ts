@@ -15,6 +15,7 @@ import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.j
 import type { GraphHistoryKind } from './history.js';
 import { JobState } from './job-state.js';
 import type { Leg2Message } from './kinds/activity-kind.js';
+import { checkCollects } from './kinds/collect.js';
 import { kindOf } from './kinds/index.js';
 import { closeScopes } from './kinds/scope.js';
 import { respondTask } from './kinds/task.js';
@@ -27,6 +28,7 @@ import {
   type TaskResponse,
 } from './messages.js';
 import { Step } from './step.js';
+import { QUEUED_FIELD } from './transitions.js';
 
 /** What one step did, for the worker's bookkeeping and tests. */
 export interface StepResult {
@@ -132,6 +134,8 @@ export class GraphEngine {
   /** Leg1 of an activity; false when it already ran. */
   private async enter(step: Step, address: ActivityAddress): Promise<boolean> {
     if (!(await passLeg1(step, address))) return false;
+    const queued = { job: address.job, activity: address.a, field: QUEUED_FIELD };
+    if (((await step.counter(queued)) ?? 0n) > 0n) await step.addCounter(queued, -1n);
     const activity = step.activity(address.a);
     await kindOf(activity).enter(step, address, activity);
     return true;
@@ -216,7 +220,12 @@ export class GraphEngine {
     }
     // Scopes whose members are all done end now (their successors go to the stream).
     // A fresh step after them reads the records they wrote (the job's output may need them).
-    if (await closeScopes(last)) last = last.successor(last.dimension);
+    // Collects nothing can reach any more emit, and scopes whose members are all done end
+    // (each may wake the other); their successors go to the stream.
+    for (let more = true; more; ) {
+      more = (await closeScopes(last)) || (await checkCollects(last));
+      if (more) last = last.successor(last.dimension);
+    }
     const ended = await this.endIfDone(last);
     return ended ? { status: 'ran', ended } : { status: 'ran' };
   }

@@ -44,6 +44,8 @@ export class JobState {
   private readonly writes = new Map<string, ActivityWrite>();
   /** Scopes a member's move asked to check once the chain is done, with its thread. */
   readonly scopeChecks: { scope: string; dimension: string }[] = [];
+  /** Collects whose reachability to check once the chain is done, with their thread. */
+  readonly collectChecks: { collect: string; dimension: string }[] = [];
   /** Disposals of this chain (an output that carried nothing), oldest first. */
   readonly disposals: Disposal[] = [];
   private readonly planned: Required<
@@ -139,6 +141,26 @@ export class JobState {
       this.records.set(key, await this.tx.getActivity(this.job.id, activity, dimension));
     }
     return this.records.get(key);
+  }
+
+  /**
+   * One activity's records in many threads (a collect's held items), read in a few
+   * set-based queries, with this chain's writes applied.
+   */
+  async activityIn(activity: string, dimensions: readonly string[]): Promise<ActivityRecord[]> {
+    const missing = dimensions.filter(
+      (d) => !this.seeded.has(d) && !this.records.has(activityKey(this.job.id, activity, d)),
+    );
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500);
+      this.seed([], await this.tx.activitiesOfJobs([this.job.id], chunk), chunk);
+    }
+    const out: ActivityRecord[] = [];
+    for (const d of dimensions) {
+      const record = this.records.get(activityKey(this.job.id, activity, d));
+      if (record) out.push(record);
+    }
+    return out;
   }
 
   /**

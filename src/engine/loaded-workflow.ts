@@ -10,7 +10,7 @@ import {
 } from '../core/collation.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { renderScopedKey } from '../core/scoped-key.js';
-import { graphIndex, graphOrder, reentered, upstreamOf } from '../graph/analysis.js';
+import { graphIndex, graphOrder, reentered, threadRegion, upstreamOf } from '../graph/analysis.js';
 import type { CompiledTransition } from '../graph/compiled-workflow.js';
 import type { StoreTx } from '../store/store.js';
 import type { CompiledWorkflow } from './kinds/index.js';
@@ -31,6 +31,15 @@ export interface LoadedWorkflow {
    * "can anything still reach it?".
    */
   upstream: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The activities each spread (and each collect with `max`) runs in its threads, by the
+   * activity that opens them (see `thread-region.ts`).
+   */
+  regions: ReadonlyMap<string, readonly string[]>;
+  /** For each activity that runs in many threads, the activity that opens them. */
+  threadSource: ReadonlyMap<string, string>;
+  /** For each activity, the collects it is upstream of (they check when it ends). */
+  watchers: ReadonlyMap<string, readonly string[]>;
   /** The enclosing scope of each inner activity, by qualified id. */
   scopeOf: ReadonlyMap<string, string>;
   /**
@@ -53,10 +62,26 @@ export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
     if (scope !== undefined) scopeOf.set(id, scope);
   }
   const layout = createCollationLayout(compiled.order);
+  const kindOf = (id: string) => compiled.activities[id]?.kind as string | undefined;
   const upstream = new Map<string, string[]>();
+  const watchers = new Map<string, string[]>();
+  const regions = new Map<string, string[]>();
+  const threadSource = new Map<string, string>();
   for (const id of compiled.order) {
-    if ((compiled.activities[id]?.kind as string | undefined) === 'collect') {
-      upstream.set(id, upstreamOf(compiled, id));
+    const activity = compiled.activities[id] as { kind: string; max?: number };
+    if (activity.kind === 'collect') {
+      const ids = upstreamOf(compiled, id);
+      upstream.set(id, ids);
+      for (const u of ids) watchers.set(u, [...(watchers.get(u) ?? []), id]);
+    }
+    if (activity.kind === 'spread' || (activity.kind === 'collect' && activity.max !== undefined)) {
+      const region = threadRegion(
+        id,
+        (from) => (outgoing.get(from) ?? []).map((t) => t.to),
+        (to) => kindOf(to) === 'collect',
+      );
+      regions.set(id, region);
+      for (const r of region) threadSource.set(r, id);
     }
   }
   return {
@@ -65,6 +90,9 @@ export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
     layout,
     scopeOf,
     upstream,
+    regions,
+    threadSource,
+    watchers,
     renderKey:
       scopeOf.size === 0
         ? (key) => formatCollationKey(layout, key)

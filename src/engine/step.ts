@@ -8,7 +8,7 @@
  * call (chain of custody: the children's messages commit with the ack).
  */
 import type { Clock } from '../core/clock.js';
-import { checkedDeltaTo, digitOf } from '../core/collation.js';
+import { checkedDeltaTo, digitDelta, digitOf } from '../core/collation.js';
 import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
 import type { FlowState } from '../core/states.js';
@@ -34,6 +34,7 @@ import type { Disposal, JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
+import { threadOf } from './threads.js';
 
 function compareRanks(a: number[], b: number[]): number {
   for (let i = 0; i < a.length; i++) {
@@ -105,6 +106,13 @@ export class Step {
    * InvalidStateError. Every move of a chain folds into one add of the key.
    */
   async move(activity: string, to: CollationDigit): Promise<void> {
+    // An activity that runs in many threads moves for all of them at once.
+    const opener = this.wf.threadSource.get(activity);
+    const at = opener === undefined ? undefined : threadOf(this.dimension, opener);
+    if (at) {
+      await this.passThread(activity, to, at.parent);
+      return;
+    }
     const key = await this.collation();
     const delta = checkedDeltaTo(this.wf.layout, key, activity, to);
     await this.state.addCounter({ job: this.job.id, field: COLLATION_FIELD }, delta);
@@ -116,6 +124,64 @@ export class Step {
     if (scope !== undefined && isActiveDigit(from) && !isActiveDigit(to)) {
       this.state.scopeChecks.push({ scope, dimension: this.dimension });
     }
+    if (isActiveDigit(from) && !isActiveDigit(to)) this.watch(activity, this.dimension);
+  }
+
+  /** Asks each collect `activity` is upstream of to check its reachability after the chain. */
+  private watch(activity: string, dimension: string): void {
+    for (const collect of this.wf.watchers.get(activity) ?? []) {
+      this.state.collectChecks.push({ collect, dimension });
+    }
+  }
+
+  /**
+   * Sets an activity's digit whatever it holds (unchecked): the aggregate digit of an
+   * activity that runs in many threads, which may start again when a collect opens the
+   * next batch's thread after the previous one passed.
+   */
+  async forceDigit(activity: string, to: CollationDigit): Promise<void> {
+    const key = await this.collation();
+    const from = digitOf(this.wf.layout, key, activity);
+    if (from === to) return;
+    await this.state.addCounter(
+      { job: this.job.id, field: COLLATION_FIELD },
+      digitDelta(this.wf.layout, activity, from, to),
+    );
+    this.moves[activity] = [this.moves[activity]?.[0] ?? from, to];
+  }
+
+  /**
+   * One thread's move of an activity that runs in many (see `thread-region.ts`): its start
+   * changes nothing (the digit went to 8 when the threads opened); its end counts the
+   * thread as passed, and when every thread has passed the digit shows how they ended —
+   * 7 if one errored unhandled, else 6 if one ran, else 3.
+   */
+  private async passThread(activity: string, to: CollationDigit, opened: string): Promise<void> {
+    if (isActiveDigit(to)) return;
+    const ref = (field: string) => ({ job: this.job.id, activity, dimension: opened, field });
+    const left = await this.state.addCounter(ref('left'), -1n);
+    if (to === 7) await this.state.addCounter(ref('failed'), 1n);
+    else if (to !== 3) await this.state.addCounter(ref('ran'), 1n);
+    if (left > 0n) return;
+    const failed = (await this.state.counter(ref('failed'))) ?? 0n;
+    const ran = (await this.state.counter(ref('ran'))) ?? 0n;
+    await this.forceDigit(activity, failed > 0n ? 7 : ran > 0n ? 6 : 3);
+    this.watch(activity, opened);
+  }
+
+  /** The next collect a move of this chain asked to check (see `checkCollects`), once. */
+  takeCollectCheck(): { collect: string; dimension: string } | undefined {
+    return this.state.collectChecks.shift();
+  }
+
+  /** Asks a collect to check its reachability after the chain. */
+  checkCollect(collect: string, dimension: string): void {
+    this.state.collectChecks.push({ collect, dimension });
+  }
+
+  /** One activity's records in many threads, read in a few queries. */
+  recordsIn(activity: string, dimensions: readonly string[]): Promise<ActivityRecord[]> {
+    return this.state.activityIn(activity, dimensions);
   }
 
   /**
@@ -303,6 +369,14 @@ export class Step {
       }
       for (const [activity, r] of best) {
         data[activity] = { output: r.output, error: r.error as Json, status: r.status };
+        // A spread's record in one of its threads holds that thread's item: `fan.item`.
+        const output = r.output as { item?: Json; index?: number } | null;
+        if (
+          this.wf.compiled.activities[activity]?.kind === 'spread' &&
+          output?.index !== undefined
+        ) {
+          data[activity] = { ...output, output: r.output, error: null, status: r.status };
+        }
       }
       this.expressionData = data;
     }

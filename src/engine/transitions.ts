@@ -12,6 +12,7 @@
 import { COLLATION_DIGITS } from '../core/collation-digits.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import { joinDecision } from '../graph/join-rule.js';
+import { arrive } from './kinds/collect.js';
 import type { Step } from './step.js';
 
 /** Packs "taken" into the high part of the settle counter. */
@@ -43,7 +44,7 @@ export async function settleOutgoing(
     }
     any ||= taken;
     if (!taken) step.dispose(from, `transition ${from} -> ${t.to} not taken`);
-    await settle(step, t.to, dimension, taken);
+    await settle(step, t.to, dimension, taken, from);
   }
   return any;
 }
@@ -53,8 +54,20 @@ export function handles(step: Step, from: string, outcome: TransitionOn): boolea
   return (step.wf.outgoing.get(from) ?? []).some((t) => t.on === outcome);
 }
 
-async function settle(step: Step, target: string, dimension: string, taken: boolean) {
+/** Settles one transition `from` → `target` in a thread, taken or not. */
+export async function settle(
+  step: Step,
+  target: string,
+  dimension: string,
+  taken: boolean,
+  from: string,
+): Promise<void> {
   const activity = step.activity(target);
+  // A collect is not entered: what reaches it is held until nothing upstream can.
+  if (activity.kind === 'collect') {
+    await arrive(step, activity, dimension, taken, from);
+    return;
+  }
   const total = BigInt(step.wf.incoming.get(target)?.length ?? 0);
   const delta = taken ? TAKEN + 1n : 1n;
   // A target with one incoming transition settles once per dimension, in this step: its
@@ -71,12 +84,19 @@ async function settle(step: Step, target: string, dimension: string, taken: bool
     { incoming: Number(total), settled: Number(value % TAKEN), taken: Number(value / TAKEN) },
     taken,
   );
-  if (decision === 'enter') enter(step, target, dimension);
+  if (decision === 'enter') await enter(step, target, dimension);
   else if (decision === 'skip') await skip(step, target, dimension);
 }
 
-/** Queues Leg1 of an activity. */
-export function enter(step: Step, activity: string, dimension: string): void {
+/** The job-level counter of an activity's `enter` messages not yet run (see {@link enter}). */
+export const QUEUED_FIELD = 'queued';
+
+/**
+ * Queues Leg1 of an activity, and counts it as queued until its Leg1 runs: an activity
+ * still pending (9) with an `enter` on its way is live for a collect's reachability.
+ */
+export async function enter(step: Step, activity: string, dimension: string): Promise<void> {
+  await step.addCounter({ job: step.job.id, activity, field: QUEUED_FIELD }, 1n);
   step.sendEngine({ k: 'enter', job: step.job.id, a: activity, d: dimension });
 }
 
@@ -90,6 +110,6 @@ export async function skip(step: Step, activity: string, dimension: string): Pro
   });
   step.remember(activity, { status: 'IGNORE' });
   for (const t of step.wf.outgoing.get(activity) ?? []) {
-    await settle(step, t.to, dimension, false);
+    await settle(step, t.to, dimension, false, activity);
   }
 }

@@ -91,20 +91,41 @@ export function reentered(wf: CompiledWorkflow, cycleId: string): string[] {
   const activity = wf.activities[cycleId];
   if (activity?.ancestor === undefined) return [];
   const downstream = reachableFrom(wf, activity.ancestor);
-  return wf.order.filter((id) => downstream.has(id));
+  // A scope downstream is re-run whole: its members (at any depth) go back to pending too.
+  const within = (id: string): boolean => {
+    for (let s: string | undefined = id; s !== undefined; s = wf.activities[s]?.scope) {
+      if (downstream.has(s)) return true;
+    }
+    return false;
+  };
+  return wf.order.filter(within);
 }
 
 /**
- * The activities that can still lead to `target`: every activity from which a path of
- * transitions — plus a scope's start entering its entries, and a cycle's re-entry of its
- * ancestor — reaches it, without passing through `target` itself (an activity inside a
- * cycle with `target` is upstream of it; `target` prunes itself from the search, as
- * crossflow's collect does). For a target inside a scope only that scope's own activities
- * (at any depth) count: a collect in a scope watches only the scope. Computed once per
- * workflow version, so the run-time question "can anything still reach it?" is a lookup
- * of these ids' digits in the key.
+ * The activities that can still lead to `target` in a graph given by `previous` (each
+ * id's predecessors): every activity from which a path reaches it without passing through
+ * `target` itself — an activity in a cycle with `target` is upstream of it; `target`
+ * prunes itself from the search, as crossflow's collect does. With `inside`, only the
+ * activities it accepts count (a collect in a scope watches only the scope).
  */
-export function upstreamOf(wf: CompiledWorkflow, target: string): string[] {
+export function upstreamIn(
+  target: string,
+  previous: (id: string) => Iterable<string>,
+  inside: (id: string) => boolean = () => true,
+): Set<string> {
+  const seen = reachable(target, (id) =>
+    id === target || inside(id) ? [...previous(id)].filter(inside) : [],
+  );
+  seen.delete(target);
+  return seen;
+}
+
+/**
+ * The predecessors of each activity of a compiled workflow for reachability: its
+ * transitions' sources, a scope for its entries (its start enters them), and a cycle for
+ * its ancestor (its re-entry).
+ */
+function predecessors(wf: CompiledWorkflow): Map<string, string[]> {
   const previous = new Map<string, string[]>();
   const link = (from: string, to: string) => {
     const list = previous.get(to) ?? [];
@@ -119,6 +140,17 @@ export function upstreamOf(wf: CompiledWorkflow, target: string): string[] {
     if (activity?.ancestor !== undefined) link(id, activity.ancestor);
     for (const entry of activity?.entries ?? []) link(id, entry);
   }
+  return previous;
+}
+
+/**
+ * What can still lead to `target` in a compiled workflow ({@link upstreamIn} over its
+ * transitions, scope entries and cycle re-entries); for a target inside a scope, only that
+ * scope's own activities at any depth. Computed once per workflow version, so the
+ * run-time question "can anything still reach it?" is a lookup of these ids' digits.
+ */
+export function upstreamOf(wf: CompiledWorkflow, target: string): string[] {
+  const previous = predecessors(wf);
   const scope = wf.activities[target]?.scope;
   const inside = (id: string): boolean => {
     if (scope === undefined) return true;
@@ -127,9 +159,23 @@ export function upstreamOf(wf: CompiledWorkflow, target: string): string[] {
     }
     return false;
   };
-  const seen = reachable(target, (id) =>
-    id === target || inside(id) ? (previous.get(id) ?? []).filter(inside) : [],
-  );
-  seen.delete(target);
+  const seen = upstreamIn(target, (id) => previous.get(id) ?? [], inside);
   return wf.order.filter((id) => seen.has(id));
+}
+
+/**
+ * The activities that run in the threads an activity opens (a spread's items, a
+ * collect's batches): everything its transitions lead to, up to and not including the
+ * next activity `isBoundary` accepts (a collect), in breadth-first order.
+ */
+export function threadRegion(
+  opener: string,
+  next: (id: string) => Iterable<string>,
+  isBoundary: (id: string) => boolean,
+): string[] {
+  const seen = reachable(opener, (id) =>
+    id !== opener && isBoundary(id) ? [] : [...next(id)].filter((to) => to !== opener),
+  );
+  seen.delete(opener);
+  return [...seen].filter((id) => !isBoundary(id));
 }

@@ -5,7 +5,7 @@
  * own rules (a cycle's ancestor upstream of it, no waiting self-await…). Each broken rule
  * is one located problem.
  */
-import { reachable } from './analysis.js';
+import { reachable, upstreamIn } from './analysis.js';
 import type { Draft, DraftTransition } from './draft.js';
 import { defaultOutcomeProblem } from './kind-spec.js';
 import type { KindTable } from './kind-table.js';
@@ -240,9 +240,28 @@ export function checkGraph(draft: Draft, problems: ProblemList, kinds: KindTable
   }
   checkEnd(draft, problems, trigger);
   const reachCache = new Map<string, ReadonlySet<string>>();
+  const previous = new Map<string, string[]>();
+  const link = (from: string, to: string) => previous.set(to, [...(previous.get(to) ?? []), from]);
+  for (const [from, targets] of next) for (const to of targets) link(from, to);
+  for (const activity of draft.activities.values()) {
+    const ancestor = activity.fields.ancestor;
+    if (typeof ancestor === 'string') link(activity.id, ancestor);
+  }
   const facts = {
     draft,
     ...(trigger !== undefined && { trigger }),
+    next: (id: string) => next.get(id) ?? [],
+    upstream(target: string): ReadonlySet<string> {
+      const scope = draft.scopeOf.get(target);
+      const inside = (id: string): boolean => {
+        if (scope === undefined) return true;
+        for (let s = draft.scopeOf.get(id); s !== undefined; s = draft.scopeOf.get(s)) {
+          if (s === scope) return true;
+        }
+        return false;
+      };
+      return upstreamIn(target, (id) => previous.get(id) ?? [], inside);
+    },
     reach(from: string): ReadonlySet<string> {
       const known = reachCache.get(from);
       if (known) return known;

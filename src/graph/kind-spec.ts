@@ -20,6 +20,13 @@ export interface GraphFacts {
   trigger?: string;
   /** Every activity reachable from `from` over transitions, `from` included. */
   reach(from: string): ReadonlySet<string>;
+  /** The activities transitions (and a scope's start) lead to from `id`. */
+  next(id: string): readonly string[];
+  /**
+   * What can still lead to `target` (see `upstreamIn`): over transitions, scope entries
+   * and cycle re-entries, `target` pruned, and inside its scope only when it is in one.
+   */
+  upstream(target: string): ReadonlySet<string>;
 }
 
 /** The compile-time half of an activity kind. */

@@ -109,7 +109,7 @@ export const cycle = defineKind({
     for (const id of step.wf.reentered.get(address.a) ?? []) {
       if (FINISHED.has(await step.digit(id))) await step.move(id, COLLATION_DIGITS.pending);
     }
-    enter(
+    await enter(
       step,
       activity.ancestor,
       childThread(reentryParent(address.d, address.a), address.a, iteration),

@@ -6,15 +6,27 @@ import type { z } from 'zod';
 import type { CompiledWorkflow as CompiledGraph } from '../../graph/compiled-workflow.js';
 import type { ActivityKind } from './activity-kind.js';
 import { awaitKind, type CompiledAwait } from './await.js';
+import { type CompiledCollect, collect } from './collect.js';
 import { type CompiledCycle, cycle } from './cycle.js';
 import { type CompiledHook, hook } from './hook.js';
 import { type CompiledScope, scope } from './scope.js';
 import { type CompiledSleep, sleep } from './sleep.js';
+import { type CompiledSpread, spread } from './spread.js';
 import { type CompiledTask, task } from './task.js';
 import { type CompiledTrigger, trigger } from './trigger.js';
 
 /** Every activity kind, in the order messages and the JSON Schema list them. */
-export const KINDS = [trigger, task, hook, sleep, awaitKind, cycle, scope] as const;
+export const KINDS = [
+  trigger,
+  task,
+  hook,
+  sleep,
+  awaitKind,
+  cycle,
+  scope,
+  spread,
+  collect,
+] as const;
 
 /** An activity kind's name. */
 export type ActivityKindName = (typeof KINDS)[number]['kind'];
@@ -27,7 +39,9 @@ export type CompiledActivity =
   | CompiledSleep
   | CompiledAwait
   | CompiledCycle
-  | CompiledScope;
+  | CompiledScope
+  | CompiledSpread
+  | CompiledCollect;
 
 /** A compiled graph workflow of weft's kinds. */
 export type CompiledWorkflow = CompiledGraph<CompiledActivity>;

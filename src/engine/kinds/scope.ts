@@ -92,7 +92,7 @@ export const scope = defineKind({
       finishedAt: null,
     });
     const thread = childThread(address.d, address.a, session);
-    for (const entry of activity.entries) enter(step, entry, thread);
+    for (const entry of activity.entries) await enter(step, entry, thread);
   },
 });
 
