@@ -6,7 +6,8 @@
  * Seed 001's semaphore does the counting: the spread's Leg2 thread-entry counter holds
  * the number of threads it spawned, and its thread-exit counter counts those that reached
  * a collect. Six digits hold at most 999,999 threads: more is a SpreadLimitError, never a
- * wrap. An empty array spreads nothing: that is a disposal — what follows is skipped and
+ * wrap. A value that is not an array is one item, and nothing (`null`, no match) is none.
+ * An empty array spreads nothing: that is a disposal — what follows is skipped and
  * the collects it feeds see their upstream end.
  *
  * The activities between a spread and its collect run in many threads at once; their
@@ -55,22 +56,14 @@ export const spread = defineKind({
   },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const items = await step.evaluate(
+    const value = await step.evaluate(
       activity.items,
       `activity ${activity.id} (items)`,
       activity.scope,
     );
-    if (!Array.isArray(items)) {
-      await finishActivity(step, address, {
-        outcome: 'error',
-        error: {
-          name: 'SpreadItemsError',
-          code: 'SPREAD_ITEMS',
-          message: `items of spread ${activity.id} is not an array (got ${items === null ? 'null' : typeof items})`,
-        },
-      });
-      return;
-    }
+    // JSONata gives a one-item match as the item and no match as nothing: spread those
+    // as one item and as none.
+    const items = Array.isArray(value) ? value : value === null ? [] : [value];
     if (items.length > MAX_SPREAD_THREADS) {
       await finishActivity(step, address, {
         outcome: 'error',

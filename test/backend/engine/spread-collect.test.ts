@@ -3,6 +3,7 @@
  * what reached the collect, `max` starts new collections, `min` not reached is a disposal,
  * a collect in a cycle, a scoped collect, and the `min: 0, max: 1` fallback pattern.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
@@ -301,7 +302,7 @@ transitions:
   }, async () => {
     const wf = compileWorkflow(ORDERS('{ kind: collect }'));
     await client.deploy(wf);
-    const count = 10_000;
+    const count = Number(process.env.WEFT_SPREAD_COUNT ?? 10_000);
     const orders = Array.from({ length: count }, (_, i) => i);
     const job = await client.start(wf.workflow, { orders });
     let collected: Json = null;
@@ -360,6 +361,35 @@ transitions:
       dimension: '',
       field: 'sem',
     });
-    expect(sem).toBe(889_000_000_000_000n + 10_000_000_000n + 10_000n);
+    expect(sem).toBe(889_000_000_000_000n + BigInt(count) * 1_000_001n);
+  });
+
+  it('runs examples/orders-crossflow.yaml as the README shows', async () => {
+    const handlers = (await import('../../../examples/orders-crossflow.js'))
+      .default as TaskHandlers;
+    const yaml = readFileSync(
+      new URL('../../../examples/orders-crossflow.yaml', import.meta.url),
+      'utf8',
+    );
+    const ok = await run(yaml, handlers, {
+      lines: [
+        { sku: 'tea', qty: 2 },
+        { sku: 'pot', qty: 1, gift: true },
+      ],
+    });
+    expect(ok.output).toEqual({ lines: 2, sum: 38, note: 'gift: pot wrapped' });
+    const none = await run(yaml, handlers, { lines: [] });
+    expect(none.state).toBe('FAILURE');
+    expect(none.error).toMatchObject({ code: 'UNREACHABLE', activity: 'gather' });
+  });
+
+  it('more than 999,999 items is a SpreadLimitError, never a wrap of the thread counters', async () => {
+    const view = await run(ORDERS().replace('items: "input.orders"', 'items: "[1..1000000]"'), {
+      price,
+      report: async () => 'never',
+    });
+    expect(view.state).toBe('FAILURE');
+    expect(view.error).toMatchObject({ code: 'SPREAD_LIMIT' });
+    expect(view.error?.message).toMatch(/1000000 items: at most 999999 threads/);
   });
 });

@@ -10,6 +10,7 @@ import { messageErrors } from './0003-message-errors.js';
 import { history } from './0004-history.js';
 import { instanceJournal } from './0005-instance-journal.js';
 import { newestActivity } from './0006-newest-activity.js';
+import { threadIndex } from './0007-thread-index.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -19,4 +20,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   history,
   instanceJournal,
   newestActivity,
+  threadIndex,
 ];
