@@ -365,8 +365,8 @@ transitions:
   });
 
   it('runs examples/orders-crossflow.yaml as the README shows', async () => {
-    const handlers = (await import('../../../examples/orders-crossflow.js'))
-      .default as TaskHandlers;
+    const module = new URL('../../../examples/orders-crossflow.js', import.meta.url).href;
+    const handlers = (await import(module)).default as TaskHandlers;
     const yaml = readFileSync(
       new URL('../../../examples/orders-crossflow.yaml', import.meta.url),
       'utf8',
