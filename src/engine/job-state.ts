@@ -24,6 +24,27 @@ export interface Disposal {
   what: string;
 }
 
+/**
+ * One record per activity out of the store's newest ones: a spread writes one record per
+ * thread in one step, so thousands can tie for newest. Ties go to the highest thread
+ * number (`…#n`), as expressions rank them; a step's own thread is read separately.
+ */
+function newestOfEach(records: ActivityRecord[]): ActivityRecord[] {
+  const thread = (r: ActivityRecord) => Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0);
+  const best = new Map<string, ActivityRecord>();
+  for (const r of records) {
+    const held = best.get(r.activity);
+    if (
+      !held ||
+      r.updatedAt > held.updatedAt ||
+      (r.updatedAt === held.updatedAt && thread(r) > thread(held))
+    ) {
+      best.set(r.activity, r);
+    }
+  }
+  return [...best.values()];
+}
+
 /** A counter as this chain sees it: the stored value plus its own adds. */
 interface CounterEntry {
   value: bigint | undefined;
@@ -171,7 +192,7 @@ export class JobState {
    * the job's records.
    */
   async candidates(): Promise<ActivityRecord[]> {
-    if (!this.newest) this.newest = await this.tx.newestActivities(this.job.id);
+    if (!this.newest) this.newest = newestOfEach(await this.tx.newestActivities(this.job.id));
     const out = new Map<string, ActivityRecord>();
     for (const r of this.newest) out.set(activityKey(r.job, r.activity, r.dimension), r);
     for (const [key, r] of this.records) if (r) out.set(key, r);

@@ -137,6 +137,25 @@ async function checkGraphJob(
     const inputs = hasLeg2(compiled, activity) ? (kind === 'task' ? (record?.attempt ?? 1) : 1) : 0;
     const twice: string[] = [];
     const unfinished: string[] = [];
+    if (kind === 'spread') {
+      // Seed 001's thread counters: one entry per item spawned, one exit per thread that
+      // reached the collect — never more, and all of them once the job is over.
+      const count = (record?.output as { count?: number } | null)?.count ?? 0;
+      if (sem.leg1Entry < 8 || sem.leg1Exit < 8) twice.push('Leg1 ran more than once');
+      if (sem.leg2Entries !== count)
+        twice.push(`${sem.leg2Entries} threads spawned, ${count} items`);
+      if (sem.leg2Exits > count) twice.push(`${sem.leg2Exits} threads done of ${count}`);
+      if (twice.length > 0) {
+        tally.stepsRunTwice++;
+        fail(
+          'spread thread counted twice (semaphore)',
+          `${activity}/${dimension} is ${value}: ${twice.join('; ')}`,
+        );
+      } else if (sem.leg2Exits < count && isFinalFlowState(job.state)) {
+        fail('spread thread unfinished', `${activity}/${dimension} is ${value}`);
+      }
+      continue;
+    }
     if (sem.leg1Entry < 8) twice.push(`Leg1 entered ${9 - sem.leg1Entry} times`);
     if (sem.leg1Exit < 8) twice.push(`Leg1 exited ${9 - sem.leg1Exit} times`);
     if (sem.leg2Exit < 8) twice.push('Leg2 closed more than once');
@@ -168,6 +187,11 @@ async function checkGraphJob(
   }
   for (const [where, record] of records) {
     const entered = seen.has(where);
+    // Records no Leg1 writes: a spread's per-thread item, a collect's emissions and the
+    // items it holds (`<collect>@`).
+    const kind = compiled.activities[record.activity]?.kind;
+    if (record.activity.endsWith('@') || kind === 'collect') continue;
+    if (kind === 'spread' && record.dimension.includes(`${record.activity}#`)) continue;
     if (record.status === 'IGNORE' && entered)
       fail('skipped activity ran', `${where} has a semaphore`);
     if (record.status !== 'IGNORE' && !entered) fail('activity without semaphore', where);

@@ -8,7 +8,9 @@
  * trigger, tasks in sequence, a four-way fan-out joined again, a task that fails its
  * first attempt and is retried, a hook released by a signal another task sends, a
  * conditional branch whose untaken side (two activities deep) is skipped, a sleep (a
- * durable timer) and an awaited child job with its own task and sleep.
+ * durable timer) and an awaited child job with its own task and sleep. The spread workload
+ * runs crossflow's spread → task → collect, whose collected array must be exactly the
+ * spread's items.
  */
 
 import type { Client } from '../../src/client/client.js';
@@ -184,8 +186,71 @@ export const graphWorkload: ChaosWorkload = {
   },
 };
 
+const SPREAD = compileWorkflow(`
+workflow: chaos-spread
+version: 1
+activities:
+  start:  { kind: trigger }
+  fan:    { kind: spread, items: "input.items" }
+  item:   { kind: task, task: chaos-item, input: "fan.item" }
+  gather: { kind: collect, min: 1 }
+  done:   { kind: task, task: chaos-work, input: "{ 'n': input.n }" }
+transitions: { start: [fan], fan: [item], item: [gather], gather: [done] }
+end: done
+output: "{ 'n': input.n, 'items': $sort(gather.output) }"
+`);
+
+const SPREAD_KEY = keyOf(SPREAD, {});
+
+/** The items job `n` of the spread workload spreads: 2 to 12 of them, distinct per job. */
+function spreadItems(n: number): number[] {
+  return Array.from({ length: 2 + (n % 11) }, (_, i) => n * 100 + i);
+}
+
+/**
+ * The spread workload: one spread → task → collect job per index. A kill between two
+ * threads must neither lose nor double an item: the collected array (sorted) is exactly
+ * the spread's items.
+ */
+export const spreadWorkload: ChaosWorkload = {
+  name: 'spread',
+  model: 'graph',
+  workflows: [SPREAD.workflow],
+  taskStreams: ['task:chaos-item', 'task:chaos-work'],
+  async deploy(client) {
+    await client.deploy(SPREAD);
+  },
+  async start(client, index, id) {
+    await client.start(SPREAD.workflow, { n: index, items: spreadItems(index) }, { id });
+  },
+  handlers(log) {
+    return {
+      ...graphWorkload.handlers(log),
+      'chaos-item': log.wrap(async (input) => {
+        await work();
+        return input;
+      }),
+    };
+  },
+  graph(workflow) {
+    return workflow === SPREAD.workflow ? SPREAD : undefined;
+  },
+  expectedKey(workflow) {
+    return workflow === SPREAD.workflow ? SPREAD_KEY : undefined;
+  },
+  expectedOutput(workflow, input): Json | undefined {
+    if (workflow !== SPREAD.workflow) return undefined;
+    const n = numberOf(input);
+    return { n, items: spreadItems(n) };
+  },
+};
+
 /** Every workload a chaos run mixes, in the order jobs are dealt to them. */
-export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [graphWorkload, durableWorkload];
+export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [
+  graphWorkload,
+  durableWorkload,
+  spreadWorkload,
+];
 
 /** The workload owning a workflow name, if any. */
 export function workloadOf(workflow: string): ChaosWorkload | undefined {
