@@ -34,7 +34,7 @@ export interface ScenarioContext {
 
 /** A benchmark scenario. */
 export interface Scenario {
-  /** The issue's number (1–6). */
+  /** The scenario's number (1–6 from the benchmark issue, 7 spread and collect). */
   number: number;
   /** Short id for `--only`, e.g. `linear`. */
   id: string;

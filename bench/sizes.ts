@@ -14,6 +14,8 @@ export interface Sizes {
   warmupJobs: number;
   /** Scenario 3: parallel tasks in the one job. */
   fanOutTasks: number;
+  /** Scenario 7: items the one job spreads through a task and collects. */
+  spreadItems: number;
   /** Scenario 4: one-step jobs, one at a time. */
   latencyJobs: number;
   /** Scenarios 4 and 5: no new job or signal starts after this long (the figures say how many ran). */
@@ -39,6 +41,7 @@ export const FULL_SIZES: Sizes = {
   ],
   warmupJobs: 20,
   fanOutTasks: 1000,
+  spreadItems: 10_000,
   latencyJobs: 1000,
   latencyBudgetMs: 20_000,
   signalJobs: 1000,
@@ -57,6 +60,7 @@ export const QUICK_SIZES: Sizes = {
   ],
   warmupJobs: 5,
   fanOutTasks: 200,
+  spreadItems: 1000,
   latencyJobs: 200,
   latencyBudgetMs: 10_000,
   signalJobs: 200,

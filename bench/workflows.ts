@@ -39,6 +39,21 @@ export function fanOutWorkflow(tasks: number): CompiledWorkflow {
   return compileWorkflow({ workflow: `bench-fan-out-${tasks}`, activities, transitions });
 }
 
+/** `start → fan (spread) → each (no-op task) → gather (collect)`: scenario 7. */
+export function spreadCollectWorkflow(): CompiledWorkflow {
+  return compileWorkflow({
+    workflow: 'bench-spread-collect',
+    activities: {
+      start: { kind: 'trigger' },
+      fan: { kind: 'spread', items: 'input.items' },
+      each: { kind: 'task', task: NOOP_TASK },
+      gather: { kind: 'collect' },
+    },
+    transitions: { start: ['fan'], fan: ['each'], each: ['gather'] },
+    output: '$count(gather.output)',
+  });
+}
+
 /** `start → only`: one no-op task (scenario 4). */
 export function oneStepWorkflow(): CompiledWorkflow {
   return linearWorkflow(1);

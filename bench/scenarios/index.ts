@@ -8,8 +8,9 @@ import { idleScaleScenario } from './idle-scale.js';
 import { latencyScenario } from './latency.js';
 import { linearGraphScenario } from './linear-graph.js';
 import { signalsScenario } from './signals.js';
+import { spreadCollectScenario } from './spread-collect.js';
 
-/** Scenarios 1–6. */
+/** Scenarios 1–6, and 7 (crossflow's spread and collect). */
 export const SCENARIOS: readonly Scenario[] = [
   linearGraphScenario,
   codeFirstScenario,
@@ -17,4 +18,5 @@ export const SCENARIOS: readonly Scenario[] = [
   latencyScenario,
   signalsScenario,
   idleScaleScenario,
+  spreadCollectScenario,
 ];
