@@ -292,3 +292,20 @@ export class DeadLetterError extends WeftError {
     );
   }
 }
+
+/** A request to the HTTP API without the dashboard's token, or with a wrong one. */
+export class UnauthorizedError extends WeftError {
+  constructor(message = 'a valid token is required (Authorization: Bearer <token>)') {
+    super('UNAUTHORIZED', message);
+  }
+}
+
+/**
+ * A request the thing it acts on cannot take in its present state: a signal to a job
+ * that has ended, pausing a kind of job that cannot pause. Nothing changed.
+ */
+export class ConflictError extends WeftError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'CONFLICT', message, options);
+  }
+}
