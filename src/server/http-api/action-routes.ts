@@ -1,7 +1,7 @@
 /**
  * The actions, each through the client API (so each is what `weft signal`, `weft cancel`,
  * `weft pause`… do, and recorded the same way): `POST /api/jobs/:id/signal` (`{ name,
- * data }`), `/cancel`, `/pause`, `/resume`, and `POST /api/dead-letters/:id/requeue`, plus
+ * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume`, and `POST /api/dead-letters/:id/requeue`, plus
  * `GET /api/dead-letters`. A request the job cannot take in its state (a signal to an
  * ended job, pausing a job whose kind cannot pause) is a 409 and changes nothing.
  */
@@ -37,6 +37,14 @@ export function jobActionRoutes(client: Client): Hono {
     const data: Json = body.data === undefined ? null : body.data;
     const outcome = await act(() => client.signal(id, name, data));
     return c.json({ job: id, signal: name, outcome });
+  });
+  app.post('/:id/event', async (c) => {
+    const id = pathId(c);
+    const body = await jsonBody(c);
+    const name = bodyString(body, 'name');
+    const data: Json = body.data === undefined ? null : body.data;
+    await act(() => client.sendEvent(id, name, data));
+    return c.json({ job: id, event: name });
   });
   app.post('/:id/cancel', async (c) => {
     const id = pathId(c);
