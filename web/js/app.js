@@ -2,7 +2,7 @@
 // Each page returns a function that stops its live streams when the page is left.
 import { setToken, setUnauthorizedHandler } from './api.js';
 import { deadLettersPage } from './dead-letters-page.js';
-import { h } from './dom.js';
+import { fill, h } from './dom.js';
 import { jobPage } from './job-page.js';
 import { jobsPage } from './jobs-page.js';
 import { workflowsPage } from './workflows-page.js';
@@ -23,10 +23,20 @@ const context = {
 setUnauthorizedHandler(() => {
   leave();
   leave = () => {};
-  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', 'aria-label': 'token' });
-  root.replaceChildren(
+  const input = h('input', {
+    type: 'password',
+    name: 'token',
+    autocomplete: 'off',
+    'aria-label': 'token',
+  });
+  fill(
+    root,
     h('h1', {}, 'Token needed'),
-    h('p', {}, 'This dashboard asks for its token (weft dashboard --token, or WEFT_DASHBOARD_TOKEN).'),
+    h(
+      'p',
+      {},
+      'This dashboard asks for its token (weft dashboard --token, or WEFT_DASHBOARD_TOKEN).',
+    ),
     h(
       'form.filters',
       {
@@ -53,7 +63,7 @@ function route() {
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.classList.toggle('active', a.dataset.nav === (section === 'job' ? 'jobs' : section));
   }
-  root.replaceChildren();
+  fill(root);
   if (section === 'job' && parts[1]) leave = jobPage(root, parts[1], params, context);
   else if (section === 'workflows') leave = workflowsPage(root, parts[1], context);
   else if (section === 'dead-letters') leave = deadLettersPage(root, context);

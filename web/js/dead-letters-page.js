@@ -2,19 +2,30 @@
 // job, which it ended in FAILURE, runs again).
 import { get, post } from './api.js';
 import { confirmAction } from './confirm.js';
-import { h, when } from './dom.js';
+import { fill, h, when } from './dom.js';
 
 export function deadLettersPage(root) {
   async function load() {
     const { deadLetters } = await get('/api/dead-letters?limit=200');
-    root.replaceChildren(
+    fill(
+      root,
       h('h1', {}, 'Dead letters'),
       deadLetters.length === 0
         ? h('p.muted', {}, 'None.')
         : h(
             'table',
             {},
-            h('thead', {}, h('tr', {}, ['Id', 'Stream', 'Job', 'Deliveries', 'Reason', 'Dead at', ''].map((c) => h('th', {}, c)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Id', 'Stream', 'Job', 'Deliveries', 'Reason', 'Dead at', ''].map((c) =>
+                  h('th', {}, c),
+                ),
+              ),
+            ),
             h(
               'tbody',
               {},
@@ -24,9 +35,19 @@ export function deadLettersPage(root) {
                   {},
                   h('td.mono', {}, d.id),
                   h('td', {}, d.stream),
-                  h('td', {}, d.job ? h('a.mono', { href: `#/job/${encodeURIComponent(d.job)}` }, d.job) : '—'),
+                  h(
+                    'td',
+                    {},
+                    d.job
+                      ? h('a.mono', { href: `#/job/${encodeURIComponent(d.job)}` }, d.job)
+                      : '—',
+                  ),
                   h('td', {}, String(d.deliveries)),
-                  h('td.error-text', {}, d.lastError ? `${d.reason}: ${d.lastError.message}` : d.reason),
+                  h(
+                    'td.error-text',
+                    {},
+                    d.lastError ? `${d.reason}: ${d.lastError.message}` : d.reason,
+                  ),
                   h('td', {}, when(new Date(d.deadAt).toISOString())),
                   h(
                     'td',
@@ -38,9 +59,16 @@ export function deadLettersPage(root) {
                         onclick: () =>
                           confirmAction({
                             title: `Requeue dead letter ${d.id}?`,
-                            body: [h('p', {}, 'Its message goes back to its stream and its job runs again.')],
+                            body: [
+                              h(
+                                'p',
+                                {},
+                                'Its message goes back to its stream and its job runs again.',
+                              ),
+                            ],
                             confirm: 'Requeue',
-                            action: () => post(`/api/dead-letters/${encodeURIComponent(d.id)}/requeue`),
+                            action: () =>
+                              post(`/api/dead-letters/${encodeURIComponent(d.id)}/requeue`),
                           }).then((done) => done && load()),
                       },
                       'Requeue',
@@ -52,6 +80,8 @@ export function deadLettersPage(root) {
           ),
     );
   }
-  load().catch((error) => root.replaceChildren(h('h1', {}, 'Dead letters'), h('p.error-text', {}, error.message)));
+  load().catch((error) =>
+    fill(root, h('h1', {}, 'Dead letters'), h('p.error-text', {}, error.message)),
+  );
   return () => {};
 }

@@ -7,7 +7,8 @@ export function h(spec, attrs = {}, ...children) {
   if (classes.length) el.className = classes.join(' ');
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), value);
     else if (key === 'dataset') Object.assign(el.dataset, value);
     else el.setAttribute(key, value === true ? '' : String(value));
   }
@@ -29,7 +30,8 @@ export function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), value);
     else el.setAttribute(key, String(value));
   }
   for (const child of children.flat(Infinity)) {
@@ -63,5 +65,18 @@ export function took(from, to) {
 
 /** A state badge (job states and digit labels). */
 export function badge(text) {
-  return h(`span.badge.s-${String(text).toLowerCase().replace(/[^a-z]+/g, '-')}`, {}, text);
+  return h(
+    `span.badge.s-${String(text)
+      .toLowerCase()
+      .replace(/[^a-z]+/g, '-')}`,
+    {},
+    text,
+  );
+}
+
+/** Replaces an element's children with `children`, arrays flattened and empties dropped. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
 }

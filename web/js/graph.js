@@ -2,7 +2,7 @@
 // activity coloured by its digit, transitions as arrows (error and timeout transitions
 // labelled), cycle re-entries dashed, scopes (activities naming a `scope`) nested in
 // their scope's box. Below it, the collation key with each digit under its activity.
-import { h, s } from './dom.js';
+import { fill, h, s } from './dom.js';
 
 const NODE_W = 150;
 const NODE_H = 52;
@@ -62,7 +62,11 @@ function elkGraph(shape) {
  * `{ digit, label, note }` for an activity (or undefined); `onSelect(id)` is called on a
  * click. Resolves to an object with `update(state)` to recolour without a new layout.
  */
-export async function drawGraph(container, shape, { state = () => undefined, onSelect, selected } = {}) {
+export async function drawGraph(
+  container,
+  shape,
+  { state = () => undefined, onSelect, selected } = {},
+) {
   const elk = new globalThis.ELK();
   const laid = await elk.layout(elkGraph(shape));
   const boxes = new Map();
@@ -80,7 +84,15 @@ export async function drawGraph(container, shape, { state = () => undefined, onS
       {},
       s(
         'marker',
-        { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        {
+          id: 'arrow',
+          viewBox: '0 0 10 10',
+          refX: 9,
+          refY: 5,
+          markerWidth: 7,
+          markerHeight: 7,
+          orient: 'auto-start-reverse',
+        },
         s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrowhead' }),
       ),
     ),
@@ -95,7 +107,12 @@ export async function drawGraph(container, shape, { state = () => undefined, onS
     const activity = shape.activities[node.id];
     if (node.children?.length) {
       nodeLayer.append(
-        s('g', { class: 'scope' }, s('rect', { x, y, width: node.width, height: node.height, rx: 10 }), s('text', { x: x + 10, y: y + 18 }, `${node.id} (${activity?.kind ?? ''})`)),
+        s(
+          'g',
+          { class: 'scope' },
+          s('rect', { x, y, width: node.width, height: node.height, rx: 10 }),
+          s('text', { x: x + 10, y: y + 18 }, `${node.id} (${activity?.kind ?? ''})`),
+        ),
       );
       for (const child of node.children) place(child, x, y);
       return;
@@ -114,8 +131,16 @@ export async function drawGraph(container, shape, { state = () => undefined, onS
     const rect = s('rect', { width: node.width, height: node.height, rx: 8 });
     const title = s('text', { x: 10, y: 21, class: 'node-id' }, node.id);
     const kind = s('text', { x: 10, y: 40, class: 'node-kind' }, activity?.kind ?? '');
-    const digit = s('text', { x: node.width - 12, y: 33, class: 'node-digit', 'text-anchor': 'end' }, '');
-    const note = s('text', { x: node.width - 12, y: 46, class: 'node-note', 'text-anchor': 'end' }, '');
+    const digit = s(
+      'text',
+      { x: node.width - 12, y: 33, class: 'node-digit', 'text-anchor': 'end' },
+      '',
+    );
+    const note = s(
+      'text',
+      { x: node.width - 12, y: 46, class: 'node-note', 'text-anchor': 'end' },
+      '',
+    );
     const tip = s('title', {}, node.id);
     g.append(tip, rect, title, kind, digit, note);
     nodeLayer.append(g);
@@ -127,21 +152,41 @@ export async function drawGraph(container, shape, { state = () => undefined, onS
     for (const section of edge.sections ?? []) {
       const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
       const d = points.map((p, i) => `${i ? 'L' : 'M'} ${p.x} ${p.y}`).join(' ');
-      const cls = edge.cycle ? 'edge cycle' : edge.on && edge.on !== 'success' ? `edge on-${edge.on}` : 'edge';
+      const cls = edge.cycle
+        ? 'edge cycle'
+        : edge.on && edge.on !== 'success'
+          ? `edge on-${edge.on}`
+          : 'edge';
       edgeLayer.append(s('path', { d, class: cls, 'marker-end': 'url(#arrow)' }));
-      const label = edge.cycle ? 're-enter' : edge.on && edge.on !== 'success' ? edge.on : edge.when ? 'when' : '';
+      const label = edge.cycle
+        ? 're-enter'
+        : edge.on && edge.on !== 'success'
+          ? edge.on
+          : edge.when
+            ? 'when'
+            : '';
       if (label) {
         const mid = points[Math.floor(points.length / 2)];
-        edgeLayer.append(s('text', { x: mid.x + 4, y: mid.y - 4, class: 'edge-label' }, label, s('title', {}, edge.when ?? label)));
+        edgeLayer.append(
+          s(
+            'text',
+            { x: mid.x + 4, y: mid.y - 4, class: 'edge-label' },
+            label,
+            s('title', {}, edge.when ?? label),
+          ),
+        );
       }
     }
   }
-  container.replaceChildren(h('div.graph-wrap', {}, svg));
+  fill(container, h('div.graph-wrap', {}, svg));
 
   const update = (read) => {
     for (const [id, box] of boxes) {
       const st = read(id);
-      box.g.setAttribute('class', `node ${digitClass(st?.digit)}${id === selected ? ' selected' : ''}`);
+      box.g.setAttribute(
+        'class',
+        `node ${digitClass(st?.digit)}${id === selected ? ' selected' : ''}`,
+      );
       box.g.dataset.digit = st?.digit ?? '';
       box.digit.textContent = st?.digit ?? '';
       box.note.textContent = st?.note ?? '';

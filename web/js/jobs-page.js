@@ -2,7 +2,7 @@
 // and time, search by id, keyset pages (Older / Newer), live: re-read on every change
 // the server reports.
 import { get, stream } from './api.js';
-import { badge, h, when } from './dom.js';
+import { badge, fill, h, when } from './dom.js';
 
 const STATES = ['PENDING', 'RUNNING', 'SUCCESS', 'FAILURE', 'REVERTED', 'SUSPENDED'];
 
@@ -18,7 +18,11 @@ export function jobsPage(root, params, { setLive }) {
   let after = '';
   let controller;
 
-  const workflowSelect = h('select', { name: 'workflow', 'aria-label': 'workflow' }, h('option', { value: '' }, 'all workflows'));
+  const workflowSelect = h(
+    'select',
+    { name: 'workflow', 'aria-label': 'workflow' },
+    h('option', { value: '' }, 'all workflows'),
+  );
   const stateSelect = h(
     'select',
     { name: 'state', 'aria-label': 'state' },
@@ -27,7 +31,12 @@ export function jobsPage(root, params, { setLive }) {
   );
   const from = h('input', { type: 'datetime-local', name: 'from', 'aria-label': 'created from' });
   const to = h('input', { type: 'datetime-local', name: 'to', 'aria-label': 'created before' });
-  const search = h('input', { type: 'search', name: 'id', placeholder: 'job id', 'aria-label': 'search by id' });
+  const search = h('input', {
+    type: 'search',
+    name: 'id',
+    placeholder: 'job id',
+    'aria-label': 'search by id',
+  });
   stateSelect.value = filters.state;
   search.value = filters.id;
   const counts = h('div.counts');
@@ -66,14 +75,23 @@ export function jobsPage(root, params, { setLive }) {
     load();
   };
 
-  root.replaceChildren(
+  fill(
+    root,
     h('h1', {}, 'Jobs'),
     form,
     counts,
     h(
       'table.jobs',
       {},
-      h('thead', {}, h('tr', {}, ['Job', 'Workflow', 'State', 'Created', 'Updated', 'Error'].map((c) => h('th', {}, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Job', 'Workflow', 'State', 'Created', 'Updated', 'Error'].map((c) => h('th', {}, c)),
+        ),
+      ),
       body,
     ),
     h('div.pager', {}, newer, summary, older),
@@ -81,7 +99,8 @@ export function jobsPage(root, params, { setLive }) {
 
   get('/api/workflows').then(
     ({ workflows }) => {
-      for (const wf of workflows) workflowSelect.append(h('option', { value: wf.workflow }, wf.workflow));
+      for (const wf of workflows)
+        workflowSelect.append(h('option', { value: wf.workflow }, wf.workflow));
       workflowSelect.value = filters.workflow;
     },
     () => {},
@@ -101,10 +120,12 @@ export function jobsPage(root, params, { setLive }) {
     try {
       page = await get(`/api/jobs?${q}`, controller.signal);
     } catch (error) {
-      if (error.name !== 'AbortError') body.replaceChildren(h('tr', {}, h('td.error-text', { colspan: 6 }, error.message)));
+      if (error.name !== 'AbortError')
+        fill(body, h('tr', {}, h('td.error-text', { colspan: 6 }, error.message)));
       return;
     }
-    counts.replaceChildren(
+    fill(
+      counts,
       h('span.muted', {}, `${page.total} jobs: `),
       STATES.filter((st) => page.counts[st]).map((st) =>
         h(
@@ -122,14 +143,20 @@ export function jobsPage(root, params, { setLive }) {
         ),
       ),
     );
-    body.replaceChildren(
+    fill(
+      body,
       ...(page.jobs.length
         ? page.jobs.map((job) =>
             h(
               'tr',
               { 'data-job': job.id },
               h('td', {}, h('a.mono', { href: `#/job/${encodeURIComponent(job.id)}` }, job.id)),
-              h('td', {}, `${job.workflow} v${job.version}`, job.model === 'durable' ? h('span.muted', {}, ' code-first') : ''),
+              h(
+                'td',
+                {},
+                `${job.workflow} v${job.version}`,
+                job.model === 'durable' ? h('span.muted', {}, ' code-first') : '',
+              ),
               h('td', {}, badge(job.state)),
               h('td', {}, when(job.createdAt)),
               h('td', {}, when(job.updatedAt)),
