@@ -1,7 +1,8 @@
 /**
  * The actions, each through the client API (so each is what `weft signal`, `weft cancel`,
  * `weft pause`… do, and recorded the same way): `POST /api/jobs/:id/signal` (`{ name,
- * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume`, and `POST /api/dead-letters/:id/requeue`, plus
+ * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume`, `/rerun` (`{ activity }`: a new job that keeps
+ * the results before it), and `POST /api/dead-letters/:id/requeue`, plus
  * `GET /api/dead-letters`. A request the job cannot take in its state (a signal to an
  * ended job, pausing a job whose kind cannot pause) is a 409 and changes nothing.
  */
@@ -51,6 +52,19 @@ export function jobActionRoutes(client: Client): Hono {
     await jsonBody(c);
     const job = await act(() => client.cancel(id));
     return c.json({ job: id, state: job.state });
+  });
+  app.post('/:id/rerun', async (c) => {
+    const id = pathId(c);
+    const body = await jsonBody(c);
+    const activity = bodyString(body, 'activity');
+    const rerun = await act(() => client.rerun(id, activity));
+    return c.json({
+      job: rerun.job.id,
+      rerunOf: id,
+      from: activity,
+      kept: rerun.kept,
+      again: rerun.again,
+    });
   });
   for (const op of ['pause', 'resume'] as const) {
     app.post(`/:id/${op}`, async (c) => {

@@ -33,7 +33,8 @@ async function listening(weft: RunningWeft): Promise<string> {
       url = /on (http:\/\/\S+)/.exec(weft.out())?.[1] ?? '';
       return url !== '';
     },
-    { timeoutMs: 30_000 },
+    'weft dashboard to listen',
+    { timeoutMs: 30_000, intervalMs: 50 },
   );
   return url;
 }

@@ -127,6 +127,12 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     expect(after.body.digits.find((d: Body) => d.activity === 'wait').label).toBe('Released');
     const history = await call(`/api/jobs/${job.id}/history`);
     expect(history.body.history.length).toBeGreaterThan(3);
+
+    // Rerun from ship: a new job that keeps charge and the hook's release, and ships again.
+    const rerun = await post(`/api/jobs/${job.id}/rerun`, { activity: 'ship' });
+    expect(rerun).toMatchObject({ status: 200, body: { rerunOf: job.id, again: ['ship'] } });
+    const again = await client.result(rerun.body.job, { wait: true, timeoutMs: 20_000 });
+    expect(again).toMatchObject({ state: 'SUCCESS', output: 'shipped' });
   });
 
   it('lists jobs newest first with counts by state, filters, search by id and keyset pages', async () => {
@@ -135,12 +141,12 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     const first = await call('/api/jobs?limit=2&workflow=order');
     expect(first.status).toBe(200);
     expect(first.body.jobs.map((j: Body) => j.id)).toEqual([started[4]?.id, started[3]?.id]);
-    expect(first.body.total).toBe(6);
-    expect(first.body.counts.SUCCESS).toBe(1);
+    expect(first.body.total).toBe(7);
+    expect(first.body.counts.SUCCESS).toBe(2);
     const second = await call(`/api/jobs?limit=2&workflow=order&after=${first.body.next}`);
     expect(second.body.jobs.map((j: Body) => j.id)).toEqual([started[2]?.id, started[1]?.id]);
     const succeeded = await call('/api/jobs?state=SUCCESS');
-    expect(succeeded.body.jobs).toHaveLength(1);
+    expect(succeeded.body.jobs).toHaveLength(2);
     const found = await call(`/api/jobs?id=${started[0]?.id}`);
     expect(found.body.jobs.map((j: Body) => j.id)).toEqual([started[0]?.id]);
     const none = await call('/api/jobs?workflow=nothing');
@@ -221,6 +227,8 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     expect(huge).toMatchObject({ status: 413, body: { error: { code: 'BODY_TOO_LARGE' } } });
     expect((await post(`/api/jobs/${job.id}/signal`, { name: 'nope' })).status).toBe(422);
     expect((await post(`/api/jobs/${job.id}/pause`, {})).status).toBe(409);
+    expect((await post(`/api/jobs/${job.id}/rerun`, {})).status).toBe(400);
+    expect((await post(`/api/jobs/${job.id}/rerun`, { activity: 'nope' })).status).toBe(404);
     expect((await call('/api/jobs?limit=0')).status).toBe(400);
     expect((await call('/api/jobs?state=DANCING')).status).toBe(400);
     expect((await call('/api/jobs?from=yesterday')).status).toBe(400);
