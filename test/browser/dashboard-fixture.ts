@@ -1,11 +1,12 @@
 /**
  * A dashboard with something to show, for the browser tests: a fresh SQLite store, an
- * `order` graph workflow whose `approve` hook waits for a signal, a worker running it
- * in this process, and `weft dashboard`'s server on a free loopback port.
+ * `order` graph workflow whose `approve` hook waits for a signal, the README's code-first
+ * `trip` workflow, a worker running both in this process, and `weft dashboard`'s server on a free loopback port.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import trip, { bookFlight, bookHotel, charge, confirm } from '../../examples/code-first-trip.js';
 import { Client } from '../../src/client/client.js';
 import { compileWorkflow } from '../../src/engine/compiler.js';
 import { type RunningDashboard, startDashboard } from '../../src/server/dashboard.js';
@@ -17,7 +18,7 @@ export const ORDER = compileWorkflow(`
 workflow: order
 activities:
   received: { kind: trigger }
-  charge:   { kind: task }
+  charge:   { kind: task, task: take-payment }
   pack:     { kind: task }
   approve:  { kind: hook, signal: approved }
   ship:     { kind: task }
@@ -48,8 +49,10 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
   const worker = new Worker({
     store,
     concurrency: 4,
+    workflows: [trip],
+    tasks: [bookFlight, bookHotel, charge, confirm],
     handlers: {
-      charge: async (input) => {
+      'take-payment': async (input) => {
         await pause(50);
         return { charged: 42, input };
       },

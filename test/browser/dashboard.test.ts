@@ -105,6 +105,42 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
+  it('reruns a finished job from an activity, after confirming, and opens the new job', async () => {
+    const job = await fixture.client.start('order', { sku: 'pears' });
+    await visit(`#/job/${job.id}?activity=ship`);
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="5"]', {
+      timeout: 20_000,
+    });
+    await fixture.client.signal(job.id, 'approved', null);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    await page.click('aside.panel button[data-action="rerun"]');
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.click('#confirm-yes');
+    await page.waitForFunction((old) => !location.hash.includes(old), job.id);
+    const rerunId = decodeURIComponent(page.url().split('#/job/')[1] ?? '');
+    expect(rerunId).not.toBe(job.id);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    // charge was kept (not run again), ship ran again.
+    expect((await fixture.client.history(rerunId)).some((e) => e.activity === 'charge')).toBe(
+      false,
+    );
+    expect((await fixture.client.result(rerunId)).state).toBe('SUCCESS');
+    noConsoleErrors();
+  });
+
+  it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
+    const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
+    await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('.codefirst h3:has-text("Branches")');
+    await page.waitForSelector('.jobhead .badge.s-success');
+    const works = await page.$$eval('.codefirst table', (tables) => tables.length);
+    expect(works).toBeGreaterThanOrEqual(3);
+    expect(await page.textContent('.codefirst')).toContain('book-flight');
+    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
+    noConsoleErrors();
+  });
+
   it('cancels a job from the page after confirming', async () => {
     const job = await fixture.client.start('order', { sku: 'kale' });
     await visit(`#/job/${job.id}`);

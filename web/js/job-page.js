@@ -27,11 +27,12 @@ export function jobPage(root, id, params, { setLive, navigate }) {
   const codeFirst = h('div.codefirst');
   const historyBody = h('tbody');
   const main = h('section.jobmain', {}, graphBox, keyBox, children, codeFirst);
+  const grid = h('div.jobgrid', {}, main, panel);
   fill(
     root,
     head,
     waits,
-    h('div.jobgrid', {}, main, panel),
+    grid,
     h(
       'details.history',
       {},
@@ -213,6 +214,8 @@ export function jobPage(root, id, params, { setLive, navigate }) {
   }
 
   async function renderGraph() {
+    graphBox.hidden = !detail.graph;
+    grid.classList.toggle('nograph', !detail.graph);
     if (!detail.graph) return;
     const state = (activity) => {
       const d = digitOf(activity);
