@@ -23,6 +23,11 @@ if (!haveChromium) {
   console.warn(`weft: ${CHROMIUM} not found; the dashboard browser tests are skipped`);
 }
 
+/** What the page's `location` is, as far as these tests read it. */
+interface Location {
+  hash: string;
+}
+
 const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 
 describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
@@ -116,7 +121,10 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     await page.click('aside.panel button[data-action="rerun"]');
     await page.waitForSelector('dialog#confirm[open]');
     await page.click('#confirm-yes');
-    await page.waitForFunction((old) => !location.hash.includes(old), job.id);
+    await page.waitForFunction(
+      (old) => !(globalThis as unknown as { location: Location }).location.hash.includes(old),
+      job.id,
+    );
     const rerunId = decodeURIComponent(page.url().split('#/job/')[1] ?? '');
     expect(rerunId).not.toBe(job.id);
     await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
