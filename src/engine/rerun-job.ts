@@ -12,10 +12,12 @@
  * say what happened (`rerun` on the old job, `start` with `rerunOf` on the new one).
  *
  * Refused (ValidationError `RERUN_REFUSED`, nothing written) when a kept activity is not
- * in a final digit (completed, released, skipped) or ran in a cycle's later thread.
+ * in a final digit (completed, released, skipped) or ran in a later thread (a cycle's, a
+ * scope's), and from an activity inside a scope (rerun from the scope: all its members
+ * run again).
  */
 
-import { collationDigits, formatCollationKey, placeValue } from '../core/collation.js';
+import { collationDigits, placeValue } from '../core/collation.js';
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { evaluateExpression } from '../graph/expressions.js';
@@ -57,15 +59,19 @@ const KEEPABLE: readonly CollationDigit[] = [
 const refused = (message: string, activity: string) =>
   new ValidationError(message, activity, { code: 'RERUN_REFUSED' });
 
-/** The activity and everything reachable from it, through transitions and cycle re-entries. */
+/**
+ * The activity and everything reachable from it, through transitions, cycle re-entries
+ * and a scope's members (a scope that runs again runs all of its members again).
+ */
 export function downstreamOf(wf: LoadedWorkflow, activity: string): Set<string> {
   const seen = new Set<string>([activity]);
   const queue = [activity];
   while (queue.length > 0) {
     const at = queue.shift() as string;
     const next = (wf.outgoing.get(at) ?? []).map((t) => t.to);
-    const ancestor = wf.compiled.activities[at]?.ancestor;
-    if (ancestor !== undefined) next.push(ancestor);
+    const compiled = wf.compiled.activities[at] as { ancestor?: string; members?: string[] };
+    if (compiled?.ancestor !== undefined) next.push(compiled.ancestor);
+    if (Array.isArray(compiled?.members)) next.push(...compiled.members);
     for (const to of next) {
       if (!seen.has(to)) {
         seen.add(to);
@@ -85,6 +91,12 @@ export async function rerunGraphJob(tx: StoreTx, request: RerunRequest): Promise
   const { source, wf, activity, id, now } = request;
   const { compiled, layout } = wf;
   if (!compiled.activities[activity]) throw new NotFoundError('activity', activity);
+  if (compiled.activities[activity]?.scope !== undefined) {
+    throw refused(
+      `cannot rerun ${source.id} from ${activity}: it is inside scope ${compiled.activities[activity]?.scope}; rerun from the scope`,
+      activity,
+    );
+  }
   const again = downstreamOf(wf, activity);
   // The old job's row is held until the new job commits: no step of it interleaves.
   await tx.lockJob(source.id);
@@ -209,7 +221,7 @@ export async function rerunGraphJob(tx: StoreTx, request: RerunRequest): Promise
       payload: { k: 'enter', job: id, a, d: '' },
     })),
   );
-  const start = startEntry(created.job, formatCollationKey(layout, newKey), now);
+  const start = startEntry(created.job, wf.renderKey(newKey), now);
   await tx.appendHistory([
     {
       ...start,

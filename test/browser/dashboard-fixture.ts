@@ -33,6 +33,39 @@ transitions:
 output: "ship.output"
 `);
 
+/** A scope, a cycle that runs its body three times, and a child job. */
+export const FULFIL = compileWorkflow(`
+workflow: fulfil
+activities:
+  begin: { kind: trigger }
+  payment:
+    kind: scope
+    activities:
+      reserve: { kind: task, task: reserve }
+      capture: { kind: task, task: capture }
+    transitions: { reserve: [capture] }
+  count:   { kind: task, task: count }
+  again:   { kind: cycle, ancestor: count, max: 5 }
+  invoice: { kind: await, workflow: invoice, input: "{ 'n': count.output }" }
+transitions:
+  begin: [payment]
+  payment: [count]
+  count:
+    - { to: again, when: "count.output < 3" }
+    - { to: invoice, when: "count.output >= 3" }
+output: "invoice.output"
+`);
+
+export const INVOICE = compileWorkflow(`
+workflow: invoice
+activities:
+  open:  { kind: trigger }
+  print: { kind: task, task: print }
+transitions:
+  open: [print]
+output: "print.output"
+`);
+
 export interface DashboardFixture {
   store: Store;
   client: Client;
@@ -45,6 +78,9 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
   const store = await openStore(`sqlite:${join(dir, 'weft.db')}`);
   const client = new Client(store);
   await client.deploy(ORDER);
+  await client.deploy(INVOICE);
+  await client.deploy(FULFIL);
+  let counted = 0;
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const worker = new Worker({
     store,
@@ -59,6 +95,13 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
       pack: async () => ({ boxes: 2 }),
       ship: async () => ({ tracking: 'TRK-1' }),
       refund: async () => ({ refunded: true }),
+      reserve: async () => ({ held: true }),
+      capture: async () => ({ captured: true }),
+      count: async () => {
+        counted += 1;
+        return ((counted - 1) % 3) + 1;
+      },
+      print: async (input) => ({ number: `INV-${(input as { n: number }).n}` }),
     },
   });
   await worker.start();

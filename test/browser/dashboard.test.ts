@@ -136,6 +136,48 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
+  it('draws a scope nested, a cycle and its threads, and opens the child job in a click', async () => {
+    const job = await fixture.client.start('fulfil', null);
+    await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('.jobhead .badge.s-success');
+    // The scope's members are drawn inside its box.
+    await page.waitForSelector('svg.graph .scope');
+    await page.waitForSelector('svg.graph .node[data-activity="payment.reserve"]');
+    const inside = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): Box | null } })
+        .document;
+      interface Box {
+        getBoundingClientRect(): { left: number; right: number; top: number; bottom: number };
+      }
+      const scope = doc.querySelector('svg.graph .scope rect')?.getBoundingClientRect();
+      const member = doc
+        .querySelector('svg.graph .node[data-activity="payment.capture"] rect')
+        ?.getBoundingClientRect();
+      return Boolean(
+        scope &&
+          member &&
+          member.left >= scope.left &&
+          member.right <= scope.right &&
+          member.top >= scope.top &&
+          member.bottom <= scope.bottom,
+      );
+    });
+    expect(inside).toBe(true);
+    // The cycle's re-entry is drawn, and count says it ran in several threads.
+    await page.waitForSelector('svg.graph path.edge.cycle');
+    expect(await page.textContent('svg.graph .node[data-activity="count"] .node-note')).toMatch(
+      /3 threads/,
+    );
+    await page.screenshot({ path: join(SHOTS, 'scope-cycle-child.png'), fullPage: true });
+    // The child job, a click away.
+    await page.click('ul.childlist a');
+    await page.waitForSelector('svg.graph .node[data-activity="print"]');
+    const child = (await fixture.client.status(job.id)).children[0]?.id as string;
+    expect(decodeURIComponent(page.url())).toContain(`#/job/${child}`);
+    noConsoleErrors();
+  });
+
   it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
     const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
     await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });

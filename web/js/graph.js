@@ -70,11 +70,11 @@ export async function drawGraph(
   const elk = new globalThis.ELK();
   const laid = await elk.layout(elkGraph(shape));
   const boxes = new Map();
+  // Scaled down to the box when wider than it, never up.
   const svg = s('svg', {
     class: 'graph',
     viewBox: `-10 -10 ${laid.width + 20} ${laid.height + 20}`,
-    width: laid.width + 20,
-    height: laid.height + 20,
+    style: `width: 100%; max-width: ${laid.width + 20}px; height: auto;`,
     role: 'img',
     'aria-label': `graph of ${shape.workflow}`,
   });
@@ -101,9 +101,12 @@ export async function drawGraph(
   const nodeLayer = s('g', { class: 'nodes' });
   svg.append(nodeLayer, edgeLayer);
 
+  // Where each node sits in the whole drawing (ELK gives positions relative to the parent).
+  const origin = new Map([['root', { x: 0, y: 0 }]]);
   const place = (node, dx, dy) => {
     const x = dx + node.x;
     const y = dy + node.y;
+    origin.set(node.id, { x, y });
     const activity = shape.activities[node.id];
     if (node.children?.length) {
       nodeLayer.append(
@@ -129,7 +132,9 @@ export async function drawGraph(
       },
     });
     const rect = s('rect', { width: node.width, height: node.height, rx: 8 });
-    const title = s('text', { x: 10, y: 21, class: 'node-id' }, node.id);
+    // Inside a scope's box a member is named by its short id; the box names the scope.
+    const short = activity?.scope ? node.id.slice(node.id.lastIndexOf('.') + 1) : node.id;
+    const title = s('text', { x: 10, y: 21, class: 'node-id' }, short);
     const kind = s('text', { x: 10, y: 40, class: 'node-kind' }, activity?.kind ?? '');
     const digit = s(
       'text',
@@ -148,9 +153,19 @@ export async function drawGraph(
   };
   for (const node of laid.children ?? []) place(node, 0, 0);
 
-  for (const edge of laid.edges ?? []) {
+  // An edge's points are relative to its container (the scope both its ends are in).
+  const edges = [];
+  const collect = (node) => {
+    for (const edge of node.edges ?? []) edges.push(edge);
+    for (const child of node.children ?? []) collect(child);
+  };
+  collect(laid);
+  for (const edge of edges) {
+    const at = origin.get(edge.container ?? 'root') ?? { x: 0, y: 0 };
     for (const section of edge.sections ?? []) {
-      const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
+      const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map(
+        (p) => ({ x: p.x + at.x, y: p.y + at.y }),
+      );
       const d = points.map((p, i) => `${i ? 'L' : 'M'} ${p.x} ${p.y}`).join(' ');
       const cls = edge.cycle
         ? 'edge cycle'

@@ -241,7 +241,7 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     fill(
       keyBox,
       h('h3', {}, 'Collation key'),
-      keyStrip(detail.job.collation, detail.graph.order, select),
+      keyStrip(detail.flatKey ?? detail.job.collation, detail.graph.order, select),
     );
   }
 

@@ -9,6 +9,7 @@
 import type { Client } from '../../client/client.js';
 import type { JobView } from '../../client/job-view.js';
 import { DIGIT_LABELS, isCollationDigit } from '../../core/collation-digits.js';
+import { MIN_COLLATION_WIDTH } from '../../core/collation.js';
 import { parseCompositionalKey } from '../../core/compositional-key.js';
 import { NotFoundError } from '../../core/errors.js';
 import { parseSemaphore, type SemaphoreFields } from '../../core/semaphore.js';
@@ -60,6 +61,11 @@ export interface JobDetail {
   job: JobView;
   /** Graph jobs: the graph it runs. */
   graph: GraphShape | null;
+  /**
+   * Graph jobs: the stored key, flat, one digit per activity in `graph.order` (then
+   * zeros); `job.collation` is the key as printed, with scopes' members in bookends.
+   */
+  flatKey: string | null;
   /** Graph jobs: each digit of the key with its activity and meaning, leftmost first. */
   digits: { activity: string; position: number; digit: number; label: string }[];
   /** The compositional key parsed: this job's key and its children's, nested. */
@@ -147,6 +153,13 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
       label: isCollationDigit(a.digit as number) ? DIGIT_LABELS[a.digit as 0] : String(a.digit),
     }))
     .sort((x, y) => x.position - y.position);
+  const flatKey =
+    digits.length === 0
+      ? null
+      : digits
+          .map((d) => String(d.digit))
+          .join('')
+          .padEnd(Math.max(MIN_COLLATION_WIDTH, digits.length), '0');
   let compositionalTree: Json = null;
   if (view.compositional) {
     try {
@@ -155,5 +168,5 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
       compositionalTree = null;
     }
   }
-  return { job: view, graph, digits, compositionalTree, records, semaphores };
+  return { job: view, graph, flatKey, digits, compositionalTree, records, semaphores };
 }
