@@ -8,8 +8,8 @@
  */
 import type { Client } from '../../client/client.js';
 import type { JobView } from '../../client/job-view.js';
-import { DIGIT_LABELS, isCollationDigit } from '../../core/collation-digits.js';
 import { MIN_COLLATION_WIDTH } from '../../core/collation.js';
+import { DIGIT_LABELS, isCollationDigit } from '../../core/collation-digits.js';
 import { parseCompositionalKey } from '../../core/compositional-key.js';
 import { NotFoundError } from '../../core/errors.js';
 import { parseSemaphore, type SemaphoreFields } from '../../core/semaphore.js';
