@@ -309,3 +309,17 @@ export class ConflictError extends WeftError {
     super(options?.code ?? 'CONFLICT', message, options);
   }
 }
+
+/** A request to the HTTP API from somewhere it does not serve (another origin, a foreign Host). */
+export class ForbiddenOriginError extends WeftError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
+  }
+}
+
+/** A POST to the HTTP API whose body is not declared JSON. */
+export class UnsupportedMediaTypeError extends WeftError {
+  constructor() {
+    super('UNSUPPORTED_MEDIA_TYPE', 'a POST must have Content-Type: application/json');
+  }
+}

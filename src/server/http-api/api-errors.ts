@@ -15,6 +15,10 @@ export function statusOfCode(code: string): ContentfulStatusCode {
       return 404;
     case 'UNAUTHORIZED':
       return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
     case 'BODY_TOO_LARGE':
       return 413;
     case 'CONFLICT':

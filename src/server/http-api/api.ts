@@ -1,6 +1,6 @@
 /**
- * The HTTP API on Hono: every route group mounted, the token rule on `/api/*` and
- * `/metrics`, typed errors as JSON (api-errors.ts), unknown routes as a typed 404.
+ * The HTTP API on Hono: every route group mounted, the same-origin checks
+ * (same-origin.ts) and the token rule on `/api/*` and `/metrics`, typed errors as JSON (api-errors.ts), unknown routes as a typed 404.
  * `weft dashboard` serves it with the web app (../dashboard.ts); tests call `app.fetch`
  * or serve it on a port.
  */
@@ -13,6 +13,7 @@ import { errorResponse } from './api-errors.js';
 import { healthRoutes } from './health-routes.js';
 import { jobsRoutes } from './jobs-routes.js';
 import { type LiveOptions, liveRoutes } from './live-events.js';
+import { sameOrigin } from './same-origin.js';
 import { requireToken } from './token.js';
 import { workflowsRoutes } from './workflows-routes.js';
 
@@ -37,8 +38,11 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
 
   const health = healthRoutes(store, () => client.clock.now());
   app.route('/', health.open);
+  // The token first: a caller without it learns nothing else about the request.
   app.use('/api/*', requireToken(options.token));
   app.use('/metrics', requireToken(options.token));
+  app.use('/api/*', sameOrigin(options.token !== undefined));
+  app.use('/metrics', sameOrigin(options.token !== undefined));
   app.route('/', health.guarded);
 
   const api = new Hono();

@@ -235,6 +235,34 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     expect((await post('/api/dead-letters/12345/requeue', {})).status).toBe(404);
     expect((await call('/api/nothing-here')).status).toBe(404);
 
+    // Other web sites: a form post (not JSON), another Origin, a foreign Host (DNS
+    // rebinding) are refused before anything runs.
+    const form = await call(`/api/jobs/${job.id}/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{}',
+    });
+    expect(form).toMatchObject({
+      status: 415,
+      body: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+    });
+    expect((await call(`/api/jobs/${job.id}/cancel`, { method: 'POST' })).status).toBe(415);
+    const foreign = await call(`/api/jobs/${job.id}/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: '{}',
+    });
+    expect(foreign).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+    expect((await call('/api/jobs', { headers: { host: 'evil.example:7070' } })).status).toBe(403);
+    expect((await call('/api/jobs', { headers: { host: '127.0.0.1:7070' } })).status).toBe(200);
+    expect(
+      (
+        await call('/api/jobs', {
+          headers: { host: 'evil.example', origin: 'http://evil.example' },
+        })
+      ).status,
+    ).toBe(403);
+
     // The token: missing or wrong is a 401 on the API and /metrics; /healthz stays open.
     expect((await call('/api/jobs', {}, locked)).body.error.code).toBe('UNAUTHORIZED');
     expect((await call('/metrics', {}, locked)).status).toBe(401);
