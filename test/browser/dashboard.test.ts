@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/server/dashboard.js';
 import { REPO_ROOT } from '../support/weft-cli.js';
 import { type DashboardFixture, dashboardFixture } from './dashboard-fixture.js';
 
@@ -202,6 +203,28 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     await page.click('#confirm-yes');
     await page.waitForSelector('.jobhead .badge.s-failure', { timeout: 20_000 });
     expect((await fixture.client.result(job.id)).state).toBe('FAILURE');
+    noConsoleErrors();
+  });
+
+  it('asks for the token when the dashboard has one (before any refused request), then shows the jobs', async () => {
+    const locked = await startDashboard({
+      store: fixture.store,
+      client: fixture.client,
+      port: 0,
+      token: 'open-sesame',
+      pollMs: 100,
+    });
+    try {
+      await page.goto(`${locked.url}/#/jobs`);
+      await page.waitForSelector('h1:has-text("Token needed")');
+      await page.fill('input[name="token"]', 'open-sesame');
+      await page.click('button:has-text("Use token")');
+      await page.waitForSelector('tr[data-job]');
+      // Leave the page (its live stream) before the server goes away.
+      await page.goto('about:blank');
+    } finally {
+      await locked.close();
+    }
     noConsoleErrors();
   });
 

@@ -16,6 +16,10 @@ let onUnauthorized = () => {};
 export function setUnauthorizedHandler(fn) {
   onUnauthorized = fn;
 }
+/** Whether a token is kept for this tab. */
+export function hasToken() {
+  return Boolean(sessionStorage.getItem(TOKEN_KEY));
+}
 export function setToken(token) {
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
   else sessionStorage.removeItem(TOKEN_KEY);

@@ -1,6 +1,6 @@
 // The dashboard's router: #/jobs, #/job/<id>, #/workflows[/<name>], #/dead-letters.
 // Each page returns a function that stops its live streams when the page is left.
-import { setToken, setUnauthorizedHandler } from './api.js';
+import { hasToken, setToken, setUnauthorizedHandler } from './api.js';
 import { deadLettersPage } from './dead-letters-page.js';
 import { fill, h } from './dom.js';
 import { jobPage } from './job-page.js';
@@ -20,7 +20,8 @@ const context = {
   },
 };
 
-setUnauthorizedHandler(() => {
+/** Asks for the token (the server said it wants one, or refused the one kept). */
+function askForToken() {
   leave();
   leave = () => {};
   const input = h('input', {
@@ -50,7 +51,8 @@ setUnauthorizedHandler(() => {
       h('button.primary', { type: 'submit' }, 'Use token'),
     ),
   );
-});
+}
+setUnauthorizedHandler(askForToken);
 
 function route() {
   leave();
@@ -72,4 +74,10 @@ function route() {
 }
 
 window.addEventListener('hashchange', route);
-route();
+// Ask for the token before any request that would be refused without it.
+fetch('/healthz')
+  .then((r) => r.json())
+  .then(
+    (health) => (health.token && !hasToken() ? askForToken() : route()),
+    () => route(),
+  );

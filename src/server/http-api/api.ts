@@ -36,7 +36,7 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
     errorResponse(new NotFoundError('route', `${c.req.method} ${c.req.path}`), c),
   );
 
-  const health = healthRoutes(store, () => client.clock.now());
+  const health = healthRoutes(store, () => client.clock.now(), options.token !== undefined);
   app.route('/', health.open);
   // The token first: a caller without it learns nothing else about the request.
   app.use('/api/*', requireToken(options.token));

@@ -1,5 +1,6 @@
 /**
- * `GET /healthz` (200 `{ ok: true }` when the store answers, 503 otherwise) and
+ * `GET /healthz` (200 `{ ok: true, store, token }` when the store answers — `token`: whether
+ * the API wants one — 503 otherwise) and
  * `GET /metrics` in the Prometheus text format: jobs by state, steps and handler runs
  * (totals, and per second since the previous scrape), stream depths, held messages and
  * expired leases per stream, dead letters per stream.
@@ -85,6 +86,7 @@ export function metricsText(
 export function healthRoutes(
   store: Store,
   now: () => number = Date.now,
+  tokenRequired = false,
 ): {
   open: Hono;
   guarded: Hono;
@@ -93,7 +95,7 @@ export function healthRoutes(
   open.get('/healthz', async (c) => {
     try {
       await store.lastStep();
-      return c.json({ ok: true, store: store.dialect });
+      return c.json({ ok: true, store: store.dialect, token: tokenRequired });
     } catch (error) {
       return c.json({ ok: false, error: (error as Error).message }, 503);
     }
