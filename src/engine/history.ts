@@ -22,7 +22,8 @@ export type GraphHistoryKind =
   | 'end'
   | 'cancel'
   | 'dead-letter'
-  | 'reopen';
+  | 'reopen'
+  | 'revert';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

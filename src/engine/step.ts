@@ -128,6 +128,16 @@ export class Step {
     return this.state.activity(activity, dimension);
   }
 
+  /** Every activity record of this job in every thread (for reverts: read from the store). */
+  allRecords(): Promise<ActivityRecord[]> {
+    return this.state.allActivities();
+  }
+
+  /** Every activity-level counter `field` of this job, by `<activity>\u0000<dimension>`. */
+  countersNamed(field: string): Promise<Map<string, bigint>> {
+    return this.state.countersNamed(field);
+  }
+
   /** Plans a write of an activity's record of this job. */
   putActivity(write: Omit<ActivityWrite, 'job'>): void {
     this.state.putActivity({ job: this.job.id, ...write }, this.clock.now());
