@@ -110,3 +110,14 @@ export function isRevertFailure(error: RevertError | null | undefined): boolean 
 export function revertedFlowState(error: RevertError | null | undefined): 'REVERTED' | 'FAILURE' {
   return isRevertFailure(error) ? 'FAILURE' : 'REVERTED';
 }
+
+/**
+ * How a view names an activity whose run is being or was reverted: its digit alone (8,
+ * 3, 7) reads Started, Skipped or Errored, so views say what happened instead.
+ */
+export function revertLabel(status: string | null | undefined): string | undefined {
+  if (status === 'REVERTING') return 'Reverting';
+  if (status === 'REVERTED') return 'Reverted';
+  if (status === 'REVERT_FAILURE') return 'Revert failed';
+  return undefined;
+}
