@@ -23,7 +23,9 @@ export type GraphHistoryKind =
   | 'cancel'
   | 'dead-letter'
   | 'reopen'
-  | 'revert';
+  | 'revert'
+  /** A scope ended: none of its members was active any more. */
+  | 'close';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

@@ -51,7 +51,7 @@ export async function graphView(
     };
   });
   return {
-    collation: formatCollationKey(wf.layout, key),
+    collation: wf.renderKey(key),
     compositional: composeKey(node),
     activities,
     waitingFor: running ? graphWaits(wf, activities, records, children, now) : [],
