@@ -3,8 +3,7 @@
  * rules — which runs, which order, which task states — are core/revert-order's; this
  * module applies them to a graph job:
  *
- * - A task with a `revert:` handler in a workflow with `on_failure: revert` gets a
- *   completion sequence number when it ends (a job counter `revert-seq`, copied to the
+ * - A task with a `revert:` handler gets a completion sequence number when it ends (a job counter `revert-seq`, copied to the
  *   activity's thread as `done`).
  * - When the job would end FAILURE, {@link startNextRevert} starts the newest unreverted
  *   run's revert: its digit moves 6|7 → 8 (`revert`), its record SUCCESS|FAILURE →
@@ -49,9 +48,21 @@ export function revertHandlerOf(step: Step, activity: string): string | undefine
   return compiled.kind === 'task' ? compiled.revert : undefined;
 }
 
-/** True when this activity's runs may be reverted (so their completion order matters). */
+/**
+ * True when this activity's runs may be reverted (so their completion order matters): it
+ * has a revert handler. (Whether one runs is decided later: the job's `on_failure`, a
+ * scope's retry controller, or a REVERT_ALL.)
+ */
 export function isRevertible(step: Step, activity: string): boolean {
-  return step.wf.compiled.onFailure === 'revert' && revertHandlerOf(step, activity) !== undefined;
+  return revertHandlerOf(step, activity) !== undefined;
+}
+
+/** True while a scope around `activity` is running (reverting a failed run of it, say). */
+async function insideLiveScope(step: Step, activity: string): Promise<boolean> {
+  for (let s = step.wf.scopeOf.get(activity); s !== undefined; s = step.wf.scopeOf.get(s)) {
+    if ((await step.digit(s)) === COLLATION_DIGITS.started) return true;
+  }
+  return false;
 }
 
 /** Gives a run that just ended its completion sequence number (when it may be reverted). */
@@ -106,8 +117,12 @@ function sendRevert(
  * (a successor of `step`, with its own history line). False when nothing is left to
  * revert: the job may end.
  */
-export async function startNextRevert(step: Step): Promise<boolean> {
-  const next = nextRevert(await candidates(step));
+export async function startNextRevert(
+  step: Step,
+  only?: (record: ActivityRecord) => boolean,
+): Promise<boolean> {
+  const all = await candidates(step);
+  const next = nextRevert(only ? all.filter((c) => only(c.ref)) : all);
   if (!next) return false;
   const record = next.ref;
   const address = { job: step.job.id, a: record.activity, d: record.dimension };
@@ -177,7 +192,9 @@ export async function respondRevert(step: Step, response: TaskResponse): Promise
     finishedAt: step.clock.now(),
   });
   await step.move(response.a, COLLATION_DIGITS.errored);
-  if (!isRevertFailure(step.job.error)) {
+  // A scope reverting its failed run fails itself with this error; the job's own reverts
+  // name the failed one on the job.
+  if (!isRevertFailure(step.job.error) && !(await insideLiveScope(step, response.a))) {
     step.recordJobError(revertFailedError(response.a, error, step.job.error) as ErrorRecord);
   }
   return true;

@@ -34,6 +34,7 @@ import type { JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
+import { threadOf } from './threads.js';
 
 function compareRanks(a: number[], b: number[]): number {
   for (let i = 0; i < a.length; i++) {
@@ -279,6 +280,15 @@ export class Step {
         ?.members;
       for (const member of members ?? []) {
         view[member.slice(s.length + 1)] = data[member] ?? null;
+      }
+      // The innermost retry controller around gives `retry: { value, attempt }`.
+      const controlled = (this.wf.compiled.activities[s] as { retry?: unknown } | undefined)?.retry;
+      const at = controlled ? threadOf(this.dimension, s) : undefined;
+      if (at) {
+        const input = (await this.record(s, at.parent))?.input as {
+          retry?: { value: Json; attempt: number };
+        } | null;
+        if (input?.retry) view.retry = { value: input.retry.value, attempt: input.retry.attempt };
       }
     }
     return view;
