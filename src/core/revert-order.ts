@@ -112,11 +112,13 @@ export function revertedFlowState(error: RevertError | null | undefined): 'REVER
 }
 
 /**
- * How a view names an activity whose run is being or was reverted: its digit alone (8,
- * 3, 7) reads Started, Skipped or Errored, so views say what happened instead.
+ * How a view names an activity whose run is being or was reverted (or a scope whose
+ * controller is retrying): its digit alone (8, 3, 7) reads Started, Skipped or Errored,
+ * so views say what happened instead.
  */
 export function revertLabel(status: string | null | undefined): string | undefined {
   if (status === 'REVERTING') return 'Reverting';
+  if (status === 'RETRYING') return 'Retrying';
   if (status === 'REVERTED') return 'Reverted';
   if (status === 'REVERT_FAILURE') return 'Revert failed';
   return undefined;
