@@ -186,6 +186,29 @@ describe('retry controllers', () => {
     expect(view.error?.code).toBe('REVERT_ALL');
   });
 
+  it('a job that reverts later undoes only the scope run that succeeded', async () => {
+    const { log, handlers } = paymentHandlers((i) => i.attempt === 2);
+    handlers.ship = async () => {
+      log.push('ship');
+      throw new Error('no courier');
+    };
+    const { view, records } = await run(payment('{ times: 2 }', 'revert'), handlers);
+    expect(view.state).toBe('REVERTED');
+    expect(log).toEqual([
+      'order',
+      'reserve',
+      'charge 1#1',
+      'release',
+      'reserve',
+      'charge 2#2',
+      'ship',
+      'release',
+      'cancel_order',
+    ]);
+    const reserves = records.filter((r) => r.activity === 'payment.reserve');
+    expect(reserves.every((r) => r.status === 'REVERTED')).toBe(true);
+  });
+
   it('nested scopes: the inner controller REVERTs, the outer one RETRIES', async () => {
     const yaml = `
 workflow: nested
