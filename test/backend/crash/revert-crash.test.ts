@@ -1,8 +1,8 @@
 /**
- * A worker SIGKILLed in the middle of reverting loses nothing and duplicates nothing: the
- * revert it held comes back when its lease runs out, another worker process runs it, and
- * every revert has exactly one committed result (its revert semaphore closed once) — the
- * killed run's handler call left no result behind.
+ * A worker SIGKILLed in the middle of reverting (a graph job, a code-first instance)
+ * loses nothing and duplicates nothing: the revert it held comes back when its lease runs
+ * out, another worker process runs it, and every revert has exactly one committed result
+ * (its revert semaphore closed once) — the killed run's handler call left no result.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,4 +87,26 @@ transitions:
     'reserve',
     'reserve',
   ]);
+});
+
+it('a code-first revert whose worker is SIGKILLed runs again and commits one result', async () => {
+  const client = new Client(store);
+  const log = join(dir, 'durable.log');
+  const first = spawnTestChild('revert-durable-worker.ts', [url, log, 'hang']);
+  children.push(first);
+  await first.waitForLine('READY');
+  const job = await client.start('crash-saga', []);
+  await first.waitForLine('REFUNDING');
+  first.process.kill('SIGKILL');
+  await first.exited;
+  const second = spawnTestChild('revert-durable-worker.ts', [url, log, 'run']);
+  children.push(second);
+  const done = await client.result(job.id, { wait: true, timeoutMs: 60_000 });
+  expect(done.state).toBe('REVERTED');
+  const lines = readFileSync(log, 'utf8').trim().split('\n');
+  expect(lines).toEqual(['reserve', 'charge', 'ship', 'refund', 'refund', 'release']);
+  const counters = await store.listCounters(job.id);
+  const sems = [...counters.entries()].filter(([k]) => k.includes('revert-sem'));
+  expect(sems).toHaveLength(2);
+  for (const [, value] of sems) expect(value).toBe(888_000_001_000_001n);
 });
