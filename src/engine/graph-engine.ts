@@ -7,7 +7,6 @@
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { toErrorRecord, ValidationError } from '../core/errors.js';
-import { REVERT_ALL_CODE } from '../core/retry-controller.js';
 import { revertedFlowState } from '../core/revert-order.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
@@ -27,7 +26,7 @@ import {
   type EngineMessage,
   type TaskResponse,
 } from './messages.js';
-import { respondRevert, startNextRevert } from './revert.js';
+import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
 
 /** What one step did, for the worker's bookkeeping and tests. */
@@ -300,9 +299,8 @@ export class GraphEngine {
     const { job, wf } = step;
     let error: ErrorRecord | null = job.error;
     let output: Json = null;
-    // A retry controller's REVERT_ALL reverts the job whatever its on_failure says.
-    if (error && revert && (wf.compiled.onFailure === 'revert' || error.code === REVERT_ALL_CODE)) {
-      if (await startNextRevert(step)) return undefined;
+    if (error && revert && (await revertsJob(step, error))) {
+      if (await startJobRevert(step)) return undefined;
       return this.endJob(step, revertedFlowState(error), null, job.error);
     }
     if (!error) {

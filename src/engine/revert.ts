@@ -17,6 +17,7 @@
  */
 import { COLLATION_DIGITS } from '../core/collation-digits.js';
 import { InvalidStateError } from '../core/errors.js';
+import { REVERT_ALL_CODE } from '../core/retry-controller.js';
 import {
   isRevertFailure,
   nextRevert,
@@ -72,6 +73,32 @@ export async function noteCompletion(step: Step, address: ActivityAddress): Prom
   const ref = { job: step.job.id, activity: address.a, dimension: address.d, field: DONE_FIELD };
   const held = (await step.counter(ref)) ?? 0n;
   await step.addCounter(ref, seq - held, 0n);
+}
+
+/** The job counter set once the job itself has begun to revert. */
+const REVERTING_FIELD = 'reverting';
+
+/**
+ * True when a job ending with `error` reverts: its `on_failure` says so, a retry
+ * controller decided REVERT_ALL (whatever `on_failure` says), or it already began to
+ * revert (a revert that failed meanwhile changed its error, not its course).
+ */
+export async function revertsJob(step: Step, error: ErrorRecord): Promise<boolean> {
+  if (step.wf.compiled.onFailure === 'revert' || error.code === REVERT_ALL_CODE) return true;
+  return (await step.counter({ job: step.job.id, field: REVERTING_FIELD })) !== undefined;
+}
+
+/** Marks the job as reverting: once it ends, it reverts whatever its error says. */
+export async function markJobReverting(step: Step): Promise<void> {
+  const ref = { job: step.job.id, field: REVERTING_FIELD };
+  if ((await step.counter(ref)) === undefined) await step.addCounter(ref, 1n, 0n);
+}
+
+/** Starts the job's next revert (see {@link startNextRevert}), marking the job as reverting. */
+export async function startJobRevert(step: Step): Promise<boolean> {
+  if (!(await startNextRevert(step))) return false;
+  await markJobReverting(step);
+  return true;
 }
 
 /** The runs that may be reverted, with their states and completion numbers. */

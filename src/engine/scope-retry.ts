@@ -32,7 +32,7 @@ import { type RetryState, transition } from '../core/states.js';
 import type { ActivityRecord, ErrorRecord, Json } from '../store/records.js';
 import { finishActivity } from './finish-activity.js';
 import type { ActivityAddress } from './messages.js';
-import { startNextRevert } from './revert.js';
+import { markJobReverting, startNextRevert } from './revert.js';
 import type { Step } from './step.js';
 import { childThread } from './threads.js';
 import { enter } from './transitions.js';
@@ -187,6 +187,8 @@ export async function continueScopeRevert(
       (failedRevert.error ?? undefined) as ErrorRecord | undefined,
       runError,
     ) as ErrorRecord;
+    // A REVERT_ALL goes on past a failed revert: the job still reverts everything else.
+    if (runError.code === REVERT_ALL_CODE) await markJobReverting(step);
     await finishActivity(step, address, { outcome: 'error', error });
     step.putActivity({
       activity: scope.id,

@@ -186,6 +186,18 @@ describe('retry controllers', () => {
     expect(view.error?.code).toBe('REVERT_ALL');
   });
 
+  it('revert_all with a revert that fails still runs the other reverts, then ends FAILURE', async () => {
+    const { log, handlers } = paymentHandlers(() => false);
+    handlers.release = async () => {
+      log.push('release');
+      throw new Error('stock gone');
+    };
+    const { view } = await run(payment('revert_all', 'fail'), handlers);
+    expect(log).toEqual(['order', 'reserve', 'charge null#1', 'release', 'cancel_order']);
+    expect(view.state).toBe('FAILURE');
+    expect(view.error?.code).toBe('REVERT_FAILURE');
+  });
+
   it('a job that reverts later undoes only the scope run that succeeded', async () => {
     const { log, handlers } = paymentHandlers((i) => i.attempt === 2);
     handlers.ship = async () => {
