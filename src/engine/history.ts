@@ -23,6 +23,7 @@ export type GraphHistoryKind =
   | 'cancel'
   | 'dead-letter'
   | 'reopen'
+  | 'revert'
   /** A scope ended: none of its members was active any more. */
   | 'close'
   /** The job was rerun from an activity: a new job keeps its results before it. */
