@@ -8,6 +8,7 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { COLLATION_DIGITS, isActiveDigit } from '../core/collation-digits.js';
 import { toErrorRecord, UnreachableError, ValidationError } from '../core/errors.js';
+import { revertedFlowState } from '../core/revert-order.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
@@ -27,6 +28,7 @@ import {
   type EngineMessage,
   type TaskResponse,
 } from './messages.js';
+import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
 import { QUEUED_FIELD } from './transitions.js';
 
@@ -117,9 +119,9 @@ export class GraphEngine {
       responses.map((r) => ({
         job: r.job,
         d: r.d,
-        kind: 'task' as const,
+        kind: r.revert ? ('revert' as const) : ('task' as const),
         a: r.a,
-        body: (step: Step) => respondTask(step, r),
+        body: (step: Step) => (r.revert ? respondRevert(step, r) : respondTask(step, r)),
       })),
     );
   }
@@ -218,8 +220,6 @@ export class GraphEngine {
       queue.push(...next.takeHeld());
       last = next;
     }
-    // Scopes whose members are all done end now (their successors go to the stream).
-    // A fresh step after them reads the records they wrote (the job's output may need them).
     // Collects nothing can reach any more emit, and scopes whose members are all done end
     // (each may wake the other); their successors go to the stream.
     for (let more = true; more; ) {
@@ -265,7 +265,8 @@ export class GraphEngine {
     const address = addressOf(step, payload);
     await failDeadLettered(step, address, error);
     await step.noteStep('dead-letter', address?.a ?? null);
-    await this.finishJob(step);
+    // A dead letter ends the job at once: no revert runs (its message may be a revert's).
+    await this.finishJob(step, false);
     await applyUnit(tx, this.signed(state.unit()));
     return true;
   }
@@ -309,7 +310,7 @@ export class GraphEngine {
     }
     const digit = await step.digit(end);
     if (digit === COLLATION_DIGITS.completed || digit === COLLATION_DIGITS.released) {
-      return this.finishJob(step, end);
+      return this.finishJob(step, true, end);
     }
     if (!complete && (disposals.length === 0 || (await canStillReach(step, end)))) {
       return undefined;
@@ -330,10 +331,25 @@ export class GraphEngine {
     return this.finishJob(step);
   }
 
-  private async finishJob(step: Step, end?: string): Promise<JobRecord['state']> {
+  /**
+   * Ends a job whose key has no active digit. A job with `on_failure: revert` that ends
+   * with an error first reverts (`revert.ts`): while a revert starts, the job runs on and
+   * this returns undefined; with none left it ends REVERTED, or FAILURE when a revert
+   * failed. `revert` false (a dead letter) ends it at once. With `end`, the output is
+   * that activity's (unless the workflow has `output:`).
+   */
+  private async finishJob(
+    step: Step,
+    revert = true,
+    end?: string,
+  ): Promise<JobRecord['state'] | undefined> {
     const { job, wf } = step;
     let error: ErrorRecord | null = job.error;
     let output: Json = null;
+    if (error && revert && (await revertsJob(step, error))) {
+      if (await startJobRevert(step)) return undefined;
+      return this.endJob(step, revertedFlowState(error), null, job.error);
+    }
     if (!error) {
       try {
         output = wf.compiled.output
@@ -345,7 +361,17 @@ export class GraphEngine {
         error = toErrorRecord(cause) as ErrorRecord;
       }
     }
-    const state = error ? 'FAILURE' : 'SUCCESS';
+    return this.endJob(step, error ? 'FAILURE' : 'SUCCESS', output, error);
+  }
+
+  /** Plans the job's end in `state`, its history line, and its parent's message. */
+  private endJob(
+    step: Step,
+    state: JobRecord['state'],
+    output: Json,
+    error: ErrorRecord | null,
+  ): JobRecord['state'] {
+    const { job } = step;
     step.endJob('RUNNING', state, { output, error, finishedAt: this.clock.now() });
     step.noteEnd(state, error);
     const parent = (

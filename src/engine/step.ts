@@ -219,6 +219,16 @@ export class Step {
     return this.state.activity(activity, dimension);
   }
 
+  /** Every activity record of this job in every thread (for reverts: read from the store). */
+  allRecords(): Promise<ActivityRecord[]> {
+    return this.state.allActivities();
+  }
+
+  /** Every activity-level counter `field` of this job, by `<activity>\u0000<dimension>`. */
+  countersNamed(field: string): Promise<Map<string, bigint>> {
+    return this.state.countersNamed(field);
+  }
+
   /** Plans a write of an activity's record of this job. */
   putActivity(write: Omit<ActivityWrite, 'job'>): void {
     this.state.putActivity({ job: this.job.id, ...write }, this.clock.now());
@@ -348,6 +358,15 @@ export class Step {
         ?.members;
       for (const member of members ?? []) {
         view[member.slice(s.length + 1)] = data[member] ?? null;
+      }
+      // The innermost retry controller around gives `retry: { value, attempt }`.
+      const controlled = (this.wf.compiled.activities[s] as { retry?: unknown } | undefined)?.retry;
+      const at = controlled ? threadOf(this.dimension, s) : undefined;
+      if (at) {
+        const input = (await this.record(s, at.parent))?.input as {
+          retry?: { value: Json; attempt: number };
+        } | null;
+        if (input?.retry) view.retry = { value: input.retry.value, attempt: input.retry.attempt };
       }
     }
     return view;

@@ -75,6 +75,12 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
    * UnreachableError. Absent, the job ends when nothing is active.
    */
   end?: string;
+  /**
+   * `revert` (the file's `on_failure: revert`): a job that would end FAILURE first runs
+   * the revert handler of every finished activity that has one, newest first, and ends
+   * REVERTED (or FAILURE when a revert failed). Absent: it ends FAILURE at once.
+   */
+  onFailure?: 'revert';
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

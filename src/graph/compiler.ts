@@ -45,6 +45,7 @@ export interface WorkflowDocumentOf<Activity> {
   transitions?: Record<string, TransitionItemDocument[]>;
   output?: string;
   end?: string;
+  on_failure?: 'fail' | 'revert';
 }
 
 /** A compiler over a fixed table of activity kinds. */
@@ -123,6 +124,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       transitions,
       ...(doc.output !== undefined && { output: doc.output }),
       ...(doc.end !== undefined && { end: doc.end }),
+      ...(doc.on_failure === 'revert' && { onFailure: 'revert' as const }),
       ...(source !== undefined && { source }),
     };
   }

@@ -100,6 +100,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
         description:
           'The activity that finishes the job (default: the job ends when nothing is active).',
       }),
+      on_failure: z.enum(['fail', 'revert']).optional().meta({
+        description:
+          'What a failing job does: fail (default) ends it FAILURE; revert first runs the revert handler of every finished task that has one, newest first, and ends it REVERTED.',
+      }),
     })
     .meta({ title: 'weft workflow', description: 'A weft graph workflow definition.' });
 }

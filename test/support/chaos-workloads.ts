@@ -27,6 +27,7 @@ import type { TaskHandlers } from '../../src/worker/task-handler.js';
 import type { Worker } from '../../src/worker/worker.js';
 import { durableWorkload } from './chaos-durable-workload.js';
 import type { HandlerLog } from './chaos-handlers.js';
+import { sagaWorkload } from './chaos-saga-workload.js';
 
 /** A kind of job the chaos harness starts, runs under kills and checks. */
 export interface ChaosWorkload {
@@ -249,6 +250,7 @@ export const spreadWorkload: ChaosWorkload = {
 export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [
   graphWorkload,
   durableWorkload,
+  sagaWorkload,
   spreadWorkload,
 ];
 
