@@ -24,7 +24,7 @@ function expectClean(result: ChaosResult, jobs: number): void {
   const f = result.facts;
   expect(f.jobsStarted).toBe(jobs);
   expect(f.jobsEnded).toBe(jobs);
-  // Job i runs workload i % 3: graph jobs (one awaited child each), code-first, sagas.
+  // Job i runs workload i % 4: graph jobs (one awaited child each), code-first, sagas, spreads.
   expect(f.childJobsEnded).toBe(Math.ceil(jobs / CHAOS_WORKLOADS.length));
   expect(f.jobsLost + f.jobsFailed + f.jobsEndedTwice + f.stepsRunTwice).toBe(0);
   expect(f.rerunsUnaccounted).toBe(0);
