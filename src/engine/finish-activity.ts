@@ -35,6 +35,11 @@ export async function finishActivity(
   end: ActivityEnd,
 ): Promise<void> {
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
+  // An activity that ends in the step that entered it (a trigger, say) still runs first:
+  // PENDING -> RUNNING -> SUCCESS/FAILURE, as the task machine goes.
+  if (((await step.record(address.a, address.d))?.status ?? 'PENDING') === 'PENDING') {
+    step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
+  }
   step.putActivity({
     activity: address.a,
     dimension: address.d,
