@@ -229,8 +229,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     );
 
   for (const [op, description] of [
-    ['pause', 'pause a code-first job: actions buffer, no decision runs'],
-    ['resume', 'resume a paused (or modified) code-first job'],
+    [
+      'pause',
+      'pause a job (graph or code-first): SUSPENDING while its running tasks finish, then SUSPENDED; nothing new starts',
+    ],
+    ['resume', 'resume a SUSPENDED job (or a code-first job stopped by a code change)'],
     ['terminate', 'terminate a code-first job'],
   ] as const) {
     storeOption(program.command(`${op} <job>`))

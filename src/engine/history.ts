@@ -22,7 +22,11 @@ export type GraphHistoryKind =
   | 'end'
   | 'cancel'
   | 'dead-letter'
-  | 'reopen';
+  | 'reopen'
+  | 'suspend'
+  | 'suspended'
+  | 'resume'
+  | 'resumption';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

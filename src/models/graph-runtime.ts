@@ -82,8 +82,13 @@ export class GraphRuntime implements ModelRuntime {
   async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
     const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${job.id} was cancelled` };
     const now = this.engine.clock.now();
-    // The state move holds the job's row, so its history line cannot race a step's.
-    if (await tx.setJobState(job.id, job.state, 'FAILURE', { error, finishedAt: now })) {
+    // The state move holds the job's row, so its history line cannot race a step's. A
+    // suspended job leaves SUSPENDED only for RUNNING: it ends through it.
+    let from = job.state;
+    if (from === 'SUSPENDED' && (await tx.setJobState(job.id, 'SUSPENDED', 'RUNNING'))) {
+      from = 'RUNNING';
+    }
+    if (await tx.setJobState(job.id, from, 'FAILURE', { error, finishedAt: now })) {
       await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
     }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
