@@ -185,6 +185,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       positiveWholeNumber,
       600_000,
     )
+    .option(
+      '--lease-ms <ms>',
+      'how long a claim holds a message (renewed while its handler runs); a dead worker\'s work is taken over, and its job resumed, once it runs out',
+      positiveWholeNumber,
+      30_000,
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
       withStore((store, opts) =>
@@ -196,6 +202,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
             logFormat: opts.logFormat as string | undefined,
             graceMs: opts.graceMs as number,
             giveUpMs: opts.giveUpMs as number,
+            leaseMs: opts.leaseMs as number,
           },
           output,
         ),

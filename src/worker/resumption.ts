@@ -3,7 +3,8 @@
  * a message whose lease ran out — its holder died (or stalled past its lease) — takes the
  * job over. In the transaction of that claim a RUNNING job passes RESUMING → SUSPENDED →
  * RUNNING, and its history gets a `resumption` line naming the worker whose lease ran out
- * and the message taken over (`weft status` counts them). A job that was suspending or
+ * and the message taken over, and its `resumptions` counter goes up by one (`weft status`
+ * shows it). A job that was suspending or
  * suspended keeps its state (the message is parked by the claim path); the line is
  * written all the same.
  */
@@ -13,6 +14,9 @@ import type { StoreTx } from '../store/store.js';
 
 /** The history kind of a takeover. */
 export const RESUMPTION_KIND = 'resumption';
+
+/** The job-level counter of its resumptions, which `weft status` shows. */
+export const RESUMPTIONS_FIELD = 'resumptions';
 
 /** The path a RUNNING job takes when a worker takes it over. */
 const RESUMPTION_PATH = ['RESUMING', 'SUSPENDED', 'RUNNING'] as const;
@@ -35,6 +39,7 @@ export async function resumeTakenOver(
   const jobs = [...new Set(taken.map((m) => m.job as string))].sort();
   const lines: NewHistoryEntry[] = [];
   for (const job of await tx.lockJobs(jobs)) {
+    await tx.addCounter({ job: job.id, field: RESUMPTIONS_FIELD }, 1n);
     let moved = false;
     if (job.state === 'RUNNING') {
       let at: FlowState = 'RUNNING';
