@@ -187,7 +187,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     )
     .option(
       '--lease-ms <ms>',
-      'how long a claim holds a message (renewed while its handler runs); a dead worker\'s work is taken over, and its job resumed, once it runs out',
+      "how long a claim holds a message (renewed while its handler runs); a dead worker's work is taken over, and its job resumed, once it runs out",
       positiveWholeNumber,
       30_000,
     )
