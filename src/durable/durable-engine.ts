@@ -30,7 +30,7 @@ import {
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
 import { taskStream } from '../engine/messages.js';
-import { resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
+import { dropParked, resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
 import type {
   ErrorRecord,
   JobRecord,
@@ -421,6 +421,7 @@ export class DurableEngine {
       return;
     }
     await moveJobState(tx, job.id, job.state, target, patch);
+    if (final && stopped) await dropParked(tx, job.id);
   }
 
   private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {

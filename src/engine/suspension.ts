@@ -117,6 +117,13 @@ export async function settleSuspending(
   return true;
 }
 
+/** Deletes the work parked for a job that ended (cancelled while suspended); returns how much. */
+export async function dropParked(tx: StoreTx, job: string): Promise<number> {
+  const stream = parkStream(job);
+  const ids = (await tx.jobMessages(job)).filter((m) => m.stream === stream).map((m) => m.id);
+  return ids.length ? tx.remove(stream, ids) : 0;
+}
+
 /**
  * Resumes a SUSPENDED job the caller has locked: RUNNING again, its parked work back in
  * its streams. A job still SUSPENDING cannot resume yet (its running handlers have not

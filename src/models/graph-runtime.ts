@@ -16,6 +16,7 @@ import {
   type TaskResponse,
 } from '../engine/messages.js';
 import { startGraphJob } from '../engine/start-job.js';
+import { dropParked, startsNothing } from '../engine/suspension.js';
 import { validateJobInput } from '../graph/job-input.js';
 import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -90,6 +91,7 @@ export class GraphRuntime implements ModelRuntime {
     }
     if (await tx.setJobState(job.id, from, 'FAILURE', { error, finishedAt: now })) {
       await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
+      if (startsNothing(job.state)) await dropParked(tx, job.id);
     }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
   }

@@ -156,6 +156,15 @@ describe.skipIf(skipBackend)('suspend and resume', () => {
     });
   });
 
+  it('graph: a suspended job can be cancelled, and its parked work goes with it', async () => {
+    const job = await client.start('fan', {});
+    expect((await client.pause(job.id)).state).toBe('SUSPENDED');
+    expect(await store.countMessages()).toBe(1); // the trigger's entry, parked
+    expect((await client.cancel(job.id)).state).toBe('FAILURE');
+    expect(await store.countMessages()).toBe(0);
+    await expect(client.resume(job.id)).rejects.toThrow(/already ended/);
+  });
+
   it('code-first: pause while three tasks run, SUSPENDING until they finish, then SUSPENDED, resume, SUCCESS', async () => {
     const g = gate();
     const slow = defineTask('slow', async (n: number) => g.slow({ n }));
