@@ -139,6 +139,9 @@ describe.skipIf(skipBackend)('suspend and resume', () => {
     const job = await client.start('fan', {});
     expect((await client.pause(job.id)).state).toBe('SUSPENDED');
     expect((await client.pause(job.id)).state).toBe('SUSPENDED');
+    expect((await client.status(job.id)).waitingFor).toEqual([
+      'suspended: starts nothing until `weft resume`',
+    ]);
     const g = gate();
     g.open();
     worker = new Worker({
