@@ -10,10 +10,19 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backend, freshStoreUrl, skipBackend } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
-import { launchWeft, type RunningWeft, runWeft, type WeftRun } from '../../support/weft-cli.js';
+import {
+  launchWeft,
+  REPO_ROOT,
+  type RunningWeft,
+  runWeft,
+  type WeftRun,
+} from '../../support/weft-cli.js';
+
+const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
 
 let storeUrl: string;
 let cleanup: () => Promise<void>;
@@ -94,8 +103,27 @@ transitions: { start: [work] }
 output: work.output
 `;
 
-async function startJob(workflow: string): Promise<string> {
-  const run = await weft(['start', workflow, '--input', '{}']);
+/** A code-first workflow whose one task hangs when HANG=1. */
+const CODE_FIRST = `
+import { defineTask, defineWorkflow, Workflow } from ${JSON.stringify(LIBRARY)};
+export const hang = defineTask('hang', async (n) => {
+  console.log('hang started');
+  if (process.env.HANG === '1') await new Promise(() => {});
+  return { done: n };
+});
+export const crashyCode = defineWorkflow(
+  'crashy-code',
+  class extends Workflow {
+    async handle(n) {
+      return this.execute(hang, n);
+    }
+  },
+);
+export default {};
+`;
+
+async function startJob(workflow: string, input = '{}'): Promise<string> {
+  const run = await weft(['start', workflow, '--input', input]);
   expect(run.code, run.err).toBe(0);
   return run.out.split('\n').at(-1) as string;
 }
@@ -179,5 +207,33 @@ describe.skipIf(skipBackend)(`weft pause and resume (${backend})`, () => {
       resumptions: 1,
     });
     expect(existsSync(dir)).toBe(true);
+  });
+
+  it('code-first: a SIGKILLed worker mid-task, taken over, the job resumes and ends SUCCESS', async () => {
+    file('code.mjs', CODE_FIRST);
+    const doomed = launch(['worker', '--handlers', 'code.mjs', '--lease-ms', '1000'], {
+      HANG: '1',
+    });
+    await until('the worker to run', () => doomed.err().includes('running on'));
+    const job = await startJob('crashy-code', '[7]');
+    await until('the task to start', () => doomed.out().includes('hang started'));
+    const dead = /weft worker (\S+) running/.exec(doomed.err())?.[1] as string;
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+
+    launch(['worker', '--handlers', 'code.mjs', '--lease-ms', '1000']);
+    const result = await weft(['result', job, '--wait', '--timeout', '30000']);
+    expect(result).toMatchObject({ code: 0, out: '{"done":7}' });
+    const history = JSON.parse((await weft(['history', job, '--json'])).out) as {
+      kind: string;
+      change: Record<string, unknown>;
+    }[];
+    const resumed = history.filter((h) => h.kind === 'resumption');
+    expect(resumed.length).toBeGreaterThanOrEqual(1);
+    expect(resumed[0]?.change).toMatchObject({
+      died: dead,
+      path: ['RESUMING', 'SUSPENDED', 'RUNNING'],
+    });
+    expect((await weft(['status', job])).out).toMatch(/resumed (once|\d+ times) after/);
   });
 });
