@@ -58,7 +58,8 @@ export async function finishActivity(
 }
 
 function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {
-  if (step.job.error) return;
+  // An unhandled error inside a scope is the scope's error: it fails when its members end.
+  if (step.job.error || step.activity(address.a).scope !== undefined) return;
   const record: ErrorRecord = {
     name: error?.name ?? 'ActivityError',
     message: `activity ${address.a} failed: ${error?.message ?? 'unknown error'}`,

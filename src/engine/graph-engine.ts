@@ -15,6 +15,7 @@ import type { GraphHistoryKind } from './history.js';
 import { JobState } from './job-state.js';
 import type { Leg2Message } from './kinds/activity-kind.js';
 import { kindOf } from './kinds/index.js';
+import { closeScopes } from './kinds/scope.js';
 import { respondTask } from './kinds/task.js';
 import { passLeg1 } from './legs.js';
 import { type LoadedWorkflow, loadWorkflow, WorkflowCache } from './loaded-workflow.js';
@@ -257,6 +258,9 @@ export class GraphEngine {
       queue.push(...next.takeHeld());
       last = next;
     }
+    // Scopes whose members are all done end now (their successors go to the stream).
+    // A fresh step after them reads the records they wrote (the job's output may need them).
+    if (await closeScopes(last)) last = last.successor(last.dimension);
     const key = await last.collation();
     const ended = isComplete(wf.layout, key) ? await this.finishJob(last) : undefined;
     return ended ? { status: 'ran', ended } : { status: 'ran' };

@@ -26,7 +26,9 @@ export type GraphHistoryKind =
   | 'suspend'
   | 'suspended'
   | 'resume'
-  | 'resumption';
+  | 'resumption'
+  /** A scope ended: none of its members was active any more. */
+  | 'close';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

@@ -44,6 +44,8 @@ export class JobState {
   /** Each activity's newest stored record(s), read once when expressions need them. */
   private newest: ActivityRecord[] | undefined;
   private readonly writes = new Map<string, ActivityWrite>();
+  /** Scopes a member's move asked to check once the chain is done, with its thread. */
+  readonly scopeChecks: { scope: string; dimension: string }[] = [];
   private readonly planned: Required<
     Omit<UnitOfWork, 'ack' | 'counters' | 'activities' | 'journal'>
   > = {

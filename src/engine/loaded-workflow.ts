@@ -3,8 +3,13 @@
  * set each cycle re-enters, the collation width. Built once per (workflow, version) per
  * process and cached by {@link WorkflowCache}.
  */
-import { type CollationLayout, createCollationLayout } from '../core/collation.js';
+import {
+  type CollationLayout,
+  createCollationLayout,
+  formatCollationKey,
+} from '../core/collation.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
+import { renderScopedKey } from '../core/scoped-key.js';
 import { graphIndex, graphOrder, reentered } from '../graph/analysis.js';
 import type { CompiledTransition } from '../graph/compiled-workflow.js';
 import type { StoreTx } from '../store/store.js';
@@ -21,6 +26,13 @@ export interface LoadedWorkflow {
   graphOrder: readonly string[];
   /** For each cycle activity, the activities a re-entry resets to pending (see `reentered`). */
   reentered: ReadonlyMap<string, readonly string[]>;
+  /** The enclosing scope of each inner activity, by qualified id. */
+  scopeOf: ReadonlyMap<string, string>;
+  /**
+   * The key as status and history print it: the flat key, or with scopes the
+   * compositional rendering (each scope's members between 1 and 2 after its digit).
+   */
+  renderKey(key: bigint): string;
 }
 
 /** Indexes a compiled workflow for the engine, with the graph's own analysis. */
@@ -30,10 +42,21 @@ export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
   for (const id of compiled.order) {
     if (compiled.activities[id]?.ancestor !== undefined) reentries.set(id, reentered(compiled, id));
   }
+  const scopeOf = new Map<string, string>();
+  for (const id of compiled.order) {
+    const scope = compiled.activities[id]?.scope;
+    if (scope !== undefined) scopeOf.set(id, scope);
+  }
+  const layout = createCollationLayout(compiled.order);
   return {
     compiled,
     graphOrder: graphOrder(compiled),
-    layout: createCollationLayout(compiled.order),
+    layout,
+    scopeOf,
+    renderKey:
+      scopeOf.size === 0
+        ? (key) => formatCollationKey(layout, key)
+        : (key) => renderScopedKey(layout, key, scopeOf),
     outgoing,
     incoming,
     reentered: reentries,

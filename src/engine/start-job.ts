@@ -3,7 +3,7 @@
  * the trigger's `enter` message, in one transaction. Idempotent by job id: starting an id
  * that exists returns that job and enqueues nothing.
  */
-import { formatCollationKey, initialCollationKey } from '../core/collation.js';
+import { initialCollationKey } from '../core/collation.js';
 import type {
   CounterRef,
   JobRecord,
@@ -71,7 +71,7 @@ export function graphJobRows(start: GraphJobStart): GraphJobRows {
       job: start.id,
       payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
     },
-    start: startEntry(job, formatCollationKey(start.wf.layout, initial), start.now),
+    start: startEntry(job, start.wf.renderKey(initial), start.now),
   };
 }
 

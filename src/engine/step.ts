@@ -8,11 +8,12 @@
  * call (chain of custody: the children's messages commit with the ack).
  */
 import type { Clock } from '../core/clock.js';
-import { checkedDeltaTo, digitOf, formatCollationKey } from '../core/collation.js';
-import type { CollationDigit } from '../core/collation-digits.js';
+import { checkedDeltaTo, digitOf } from '../core/collation.js';
+import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
 import type { FlowState } from '../core/states.js';
 import { evaluateExpression } from '../graph/expressions.js';
+import { scopeChain } from '../graph/scopes.js';
 import type {
   ActivityRecord,
   ActivityWrite,
@@ -107,8 +108,19 @@ export class Step {
     const key = await this.collation();
     const delta = checkedDeltaTo(this.wf.layout, key, activity, to);
     await this.state.addCounter({ job: this.job.id, field: COLLATION_FIELD }, delta);
-    const before = this.moves[activity]?.[0] ?? digitOf(this.wf.layout, key, activity);
+    const from = digitOf(this.wf.layout, key, activity);
+    const before = this.moves[activity]?.[0] ?? from;
     this.moves[activity] = [before, to];
+    // A member leaving the active set may end its scope: the engine checks after the chain.
+    const scope = this.wf.compiled.activities[activity]?.scope;
+    if (scope !== undefined && isActiveDigit(from) && !isActiveDigit(to)) {
+      this.state.scopeChecks.push({ scope, dimension: this.dimension });
+    }
+  }
+
+  /** The next scope a move of this chain asked to check (see `closeScopes`), once. */
+  takeScopeCheck(): { scope: string; dimension: string } | undefined {
+    return this.state.scopeChecks.shift();
   }
 
   /** A counter of this job (a semaphore, a join's settle count…); undefined when unset. */
@@ -230,7 +242,7 @@ export class Step {
         this.dimension,
         {
           digits: this.moves,
-          collation: formatCollationKey(this.wf.layout, await this.collation()),
+          collation: this.wf.renderKey(await this.collation()),
           own,
           state: this.jobMove,
         },
@@ -244,9 +256,25 @@ export class Step {
   /**
    * The data expressions see: `{ input, <activity>: { output, error, status } }`. When an
    * activity ran in several dimensional threads (a cycle), the record of this step's own
-   * dimension wins, else the newest one.
+   * dimension wins, else the newest one. Evaluated inside `scope`, the members of that
+   * scope and of each scope around it are also there by their short id (the innermost
+   * name wins over an outer activity of the same name).
    */
-  async data(): Promise<Record<string, Json>> {
+  async data(scope?: string): Promise<Record<string, Json>> {
+    const data = await this.baseData();
+    if (scope === undefined) return data;
+    const view: Record<string, Json> = { ...data };
+    for (const s of scopeChain(scope, this.wf.scopeOf)) {
+      const members = (this.wf.compiled.activities[s] as { members?: string[] } | undefined)
+        ?.members;
+      for (const member of members ?? []) {
+        view[member.slice(s.length + 1)] = data[member] ?? null;
+      }
+    }
+    return view;
+  }
+
+  private async baseData(): Promise<Record<string, Json>> {
     if (!this.expressionData) {
       const data: Record<string, Json> = { input: this.job.input };
       const records = await this.state.candidates();
@@ -279,9 +307,14 @@ export class Step {
     }
   }
 
-  /** Evaluates a JSONata expression over this job's data. */
-  async evaluate(expression: string, where: string): Promise<Json> {
-    return evaluateExpression(expression, await this.data(), where, { now: this.clock.now() });
+  /**
+   * Evaluates a JSONata expression over this job's data, as seen from inside `scope` (the
+   * enclosing scope of the activity it belongs to) when given.
+   */
+  async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
+    return evaluateExpression(expression, await this.data(scope), where, {
+      now: this.clock.now(),
+    });
   }
 
   // ── chains of steps ────────────────────────────────────────────────────

@@ -33,10 +33,13 @@ export async function settleOutgoing(
   outcome: TransitionOn,
 ): Promise<boolean> {
   let any = false;
+  const scope = step.activity(from).scope;
   for (const t of step.wf.outgoing.get(from) ?? []) {
     let taken = t.on === outcome;
     if (taken && t.when !== undefined) {
-      taken = isTruthy(await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`));
+      taken = isTruthy(
+        await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`, scope),
+      );
     }
     any ||= taken;
     await settle(step, t.to, dimension, taken);

@@ -14,6 +14,7 @@ import { checkInputSchema } from './job-input.js';
 import type { KindSpec } from './kind-spec.js';
 import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
+import { visibleNames } from './scopes.js';
 
 /** Checks one expression field: it parses and reads only `input` and activity ids. */
 export function checkExpression(
@@ -84,16 +85,24 @@ export function checkFields(
   kinds: KindTable,
 ): void {
   const root = (document ?? {}) as Record<string, unknown>;
-  const ids = new Set(draft.activities.keys());
+  const topLevel = [...draft.activities.keys()].filter((id) => !draft.scopeOf.has(id));
+  const namesIn = (scope: string | undefined) =>
+    visibleNames(scope, topLevel, draft.scopes, draft.scopeOf);
+  const ids = namesIn(undefined);
   for (const { id, kind, fields } of draft.activities.values()) {
     const spec = kind === undefined ? undefined : kinds.specs.get(kind);
     if (!spec) continue;
     const at = ['activities', id];
+    const names = namesIn(draft.scopeOf.get(id));
     for (const field of spec.expressions ?? [])
-      checkExpression(fields[field], [...at, field], problems, ids);
+      checkExpression(fields[field], [...at, field], problems, names);
+    for (const field of spec.innerExpressions ?? [])
+      checkExpression(fields[field], [...at, field], problems, namesIn(id));
     checkDurations(spec, fields, at, problems);
   }
-  for (const t of draft.transitions) checkExpression(t.when, [...t.path, 'when'], problems, ids);
+  for (const t of draft.transitions) {
+    checkExpression(t.when, [...t.path, 'when'], problems, namesIn(draft.scopeOf.get(t.from)));
+  }
   if (typeof document === 'object' && document !== null && !Array.isArray(document)) {
     checkExpression(root.output, ['output'], problems, ids);
     const input = root.input;

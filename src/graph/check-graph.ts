@@ -22,6 +22,10 @@ function adjacency(draft: Draft): Map<string, string[]> {
   for (const t of draft.transitions) {
     if (draft.activities.has(t.from) && draft.activities.has(t.to)) next.get(t.from)?.push(t.to);
   }
+  // A scope reaches its entries: its start enters them.
+  for (const [scope, { entries }] of draft.scopes) {
+    for (const entry of entries) if (draft.activities.has(entry)) next.get(scope)?.push(entry);
+  }
   return next;
 }
 

@@ -26,6 +26,11 @@ export interface CompiledActivityBase {
   ancestor?: string;
   /** Line in the source file, when it came from one. */
   line?: number;
+  /**
+   * The qualified id of the scope it is inside, when it is an inner activity (its own id
+   * is then qualified too: `<scope>.<inner>`).
+   */
+  scope?: string;
 }
 
 /** What a transition listens for. */

@@ -18,6 +18,7 @@ import { readDraft } from './draft.js';
 import type { ActivityShape, KindSpec } from './kind-spec.js';
 import { kindTable } from './kind-table.js';
 import { type Locate, ProblemList } from './problem-list.js';
+import { flattenScopes, originalPath } from './scopes.js';
 import { addShapeIssues } from './shape-issues.js';
 import { readSourceText } from './source-text.js';
 import { type TransitionItemDocument, workflowDocumentSchemaOf } from './workflow-document.js';
@@ -75,19 +76,22 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
   function build(
     doc: z.output<typeof documentSchema>,
     locate: Locate,
+    scopeOf: ReadonlyMap<string, string>,
     source?: string,
   ): CompiledWorkflow {
     const order = Object.keys(doc.activities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const activities: Record<string, CompiledActivityBase> = {};
     order.forEach((id, position) => {
       const activity = doc.activities[id] as { kind: string; join?: 'all' | 'any' };
-      const line = locate(['activities', id])?.line;
+      const line = locate(originalPath(['activities', id]))?.line;
+      const scope = scopeOf.get(id);
       const base: CompiledActivityBase = {
         id,
         kind: activity.kind,
         position,
         join: activity.join ?? 'all',
         ...(line !== undefined && { line }),
+        ...(scope !== undefined && { scope }),
       };
       activities[id] = kinds.specs.get(activity.kind)!.compile(activity as never, base);
     });
@@ -127,28 +131,30 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     problems: ProblemList,
     source?: string,
   ): CompiledWorkflow {
-    const shape = documentSchema.safeParse(value);
-    if (!shape.success) addShapeIssues(shape.error.issues, value, problems, kinds);
-    const draft = readDraft(value, known);
+    const flat = flattenScopes(value, kinds.references);
+    for (const problem of flat.problems) problems.add(problem.path, problem.message);
+    const shape = documentSchema.safeParse(flat.value);
+    if (!shape.success) addShapeIssues(shape.error.issues, flat.value, problems, kinds);
+    const draft = { ...readDraft(flat.value, known), scopes: flat.scopes, scopeOf: flat.scopeOf };
     checkGraph(draft, problems, kinds);
-    checkFields(draft, value, problems, kinds);
+    checkFields(draft, flat.value, problems, kinds);
     if (problems.size > 0 || !shape.success) {
       throw new WorkflowDefinitionError(problems.items(), source);
     }
-    return build(shape.data, locate, source);
+    return build(shape.data, locate, flat.scopeOf, source);
   }
 
   function compileWorkflow(definition: unknown, options: CompileOptions = {}): CompiledWorkflow {
     const { source } = options;
     if (typeof definition === 'string') {
       const text = readSourceText(definition);
-      const problems = new ProblemList(source, text.locate);
+      const problems = new ProblemList(source, text.locate, originalPath);
       for (const problem of text.problems) problems.push(problem);
       if (!text.readable) throw new WorkflowDefinitionError(problems.items(), source);
       return compileValue(text.value, text.locate, problems, source);
     }
     const locate: Locate = () => undefined;
-    return compileValue(definition, locate, new ProblemList(source, locate), source);
+    return compileValue(definition, locate, new ProblemList(source, locate, originalPath), source);
   }
 
   return {

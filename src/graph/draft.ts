@@ -36,6 +36,10 @@ export interface Draft {
   /** Source ids of the `transitions:` map, in file order. */
   sources: string[];
   transitions: DraftTransition[];
+  /** The scopes, by qualified id (set by the compiler after flattening). */
+  scopes: ReadonlyMap<string, { members: readonly string[]; entries: readonly string[] }>;
+  /** The enclosing scope of each inner activity. */
+  scopeOf: ReadonlyMap<string, string>;
 }
 
 const OUTCOMES: readonly string[] = ['success', 'error', 'timeout'];
@@ -51,6 +55,8 @@ export function readDraft(value: unknown, kinds: ReadonlySet<string>): Draft {
     activities: new Map(),
     sources: [],
     transitions: [],
+    scopes: new Map(),
+    scopeOf: new Map(),
   };
   if (!isPlainObject(value)) return draft;
   if (typeof value.workflow === 'string') draft.workflow = value.workflow;

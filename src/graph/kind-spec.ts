@@ -33,6 +33,16 @@ export interface KindSpec<
   document: Shape;
   /** Fields holding JSONata expressions over the job's data (parsed and checked). */
   expressions?: readonly string[];
+  /**
+   * Expression fields evaluated inside the activity (a scope's `output`): they see its
+   * own members by short id, as its members' expressions do.
+   */
+  innerExpressions?: readonly string[];
+  /**
+   * Fields naming another activity of the same scope (a cycle's `ancestor`): inside a
+   * scope the compiler qualifies them, and refuses one that names no sibling.
+   */
+  references?: readonly string[];
   /** Field names, at any depth of the activity, holding durations (range-checked). */
   durations?: readonly string[];
   /**

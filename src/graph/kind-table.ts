@@ -14,6 +14,8 @@ export interface KindTable {
   fields: Readonly<Record<string, readonly string[]>>;
   /** Names of the fields, at any depth of an activity, that hold durations. */
   durationFields: ReadonlySet<string>;
+  /** Names of the fields, of any kind, that name a sibling activity. */
+  references: readonly string[];
 }
 
 /** Indexes a list of kind specs; two specs of one kind are a programming error. */
@@ -29,5 +31,6 @@ export function kindTable(specs: readonly KindSpec[]): KindTable {
     names: [...byKind.keys()],
     fields: Object.fromEntries(specs.map((s) => [name(s), Object.keys(s.document.shape)])),
     durationFields: new Set(specs.flatMap((s) => s.durations ?? [])),
+    references: [...new Set(specs.flatMap((s) => s.references ?? []))],
   };
 }

@@ -25,17 +25,20 @@ export class ProblemList {
   constructor(
     private readonly source: string | undefined,
     private readonly locate: Locate,
+    /** Maps a path of the document checked to where it is written (scopes are flattened). */
+    private readonly written: (path: DocumentPath) => DocumentPath = (path) => path,
   ) {}
 
   /** Adds a problem at `path`; `activity` defaults to the one the path is under. */
   add(path: DocumentPath, message: string, activity: string | undefined = activityOf(path)): void {
-    const at = this.locate(path);
+    const where = this.written(path);
+    const at = this.locate(where);
     this.push({
       message,
       ...(this.source !== undefined && { file: this.source }),
       ...(at && { line: at.line, column: at.column }),
       ...(activity !== undefined && { activity }),
-      ...(path.length > 0 && { path: path.join('.') }),
+      ...(where.length > 0 && { path: where.join('.') }),
     });
   }
 

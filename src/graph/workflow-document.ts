@@ -22,7 +22,15 @@ export const workflowId = z.string().regex(WORKFLOW_ID_PATTERN, {
   error: 'a workflow id is 1-128 letters, digits, "_", "." or "-", starting with a letter or digit',
 });
 
-const activityId = z.string().regex(ACTIVITY_ID_PATTERN, {
+/**
+ * A key of the (flattened) activity map: an activity id, or the qualified id of an
+ * activity inside a scope (`<scope>.<inner>`, each segment an activity id). A `.` in an
+ * id the file itself writes is refused before the shape is checked.
+ */
+export const QUALIFIED_ID_PATTERN =
+  /^(?!input(\.|$))[A-Za-z][A-Za-z0-9_-]{0,63}(\.(?!input(\.|$))[A-Za-z][A-Za-z0-9_-]{0,63})*$/;
+
+const activityId = z.string().regex(QUALIFIED_ID_PATTERN, {
   error: 'an activity id is a letter then up to 63 letters, digits, "_" or "-", and is not "input"',
 });
 

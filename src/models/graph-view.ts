@@ -49,7 +49,7 @@ export async function graphView(
     };
   });
   return {
-    collation: formatCollationKey(wf.layout, key),
+    collation: wf.renderKey(key),
     compositional: composeKey(node),
     activities,
     waitingFor: running

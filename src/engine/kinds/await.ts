@@ -66,7 +66,7 @@ export const awaitKind = defineKind({
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
     const input = activity.input
-      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
+      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`, activity.scope)
       : step.job.input;
     const wf = await step.loadWorkflow(activity.workflow);
     const child = childJobId(address);

@@ -11,6 +11,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { description, join, reference } from '../../graph/workflow-document.js';
 import { finishActivity } from '../finish-activity.js';
+import { childThread, reentryParent } from '../threads.js';
 import { enter } from '../transitions.js';
 import { defineKind } from './activity-kind.js';
 
@@ -49,6 +50,7 @@ export const cycle = defineKind({
     join: join.optional(),
     description: description.optional(),
   }),
+  references: ['ancestor'],
   compile: (doc, base): CompiledCycle => ({
     ...base,
     kind: 'cycle',
@@ -109,6 +111,10 @@ export const cycle = defineKind({
     for (const id of step.wf.reentered.get(address.a) ?? []) {
       if (FINISHED.has(await step.digit(id))) await step.move(id, COLLATION_DIGITS.pending);
     }
-    enter(step, activity.ancestor, `${address.a}#${iteration}`);
+    enter(
+      step,
+      activity.ancestor,
+      childThread(reentryParent(address.d, address.a), address.a, iteration),
+    );
   },
 });

@@ -8,12 +8,13 @@ import type { ActivityKind } from './activity-kind.js';
 import { awaitKind, type CompiledAwait } from './await.js';
 import { type CompiledCycle, cycle } from './cycle.js';
 import { type CompiledHook, hook } from './hook.js';
+import { type CompiledScope, scope } from './scope.js';
 import { type CompiledSleep, sleep } from './sleep.js';
 import { type CompiledTask, task } from './task.js';
 import { type CompiledTrigger, trigger } from './trigger.js';
 
 /** Every activity kind, in the order messages and the JSON Schema list them. */
-export const KINDS = [trigger, task, hook, sleep, awaitKind, cycle] as const;
+export const KINDS = [trigger, task, hook, sleep, awaitKind, cycle, scope] as const;
 
 /** An activity kind's name. */
 export type ActivityKindName = (typeof KINDS)[number]['kind'];
@@ -25,7 +26,8 @@ export type CompiledActivity =
   | CompiledHook
   | CompiledSleep
   | CompiledAwait
-  | CompiledCycle;
+  | CompiledCycle
+  | CompiledScope;
 
 /** A compiled graph workflow of weft's kinds. */
 export type CompiledWorkflow = CompiledGraph<CompiledActivity>;

@@ -9,6 +9,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { MAX_DURATION_MS, parseDuration } from '../../graph/durations.js';
 import { timesOutWhenSet } from '../../graph/kind-spec.js';
+import { shortId } from '../../graph/scopes.js';
 import { description, duration, expression, join } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
@@ -91,11 +92,9 @@ export const task = defineKind({
   kind: 'task',
   document: z.strictObject({
     kind: z.literal('task'),
-    task: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: 'Handler name (default: the activity id).' }),
+    task: z.string().min(1).optional().meta({
+      description: 'Handler name (default: the activity id, short inside a scope).',
+    }),
     input: expression.optional(),
     retry: retry.optional(),
     timeout: duration.optional().meta({ description: 'Per-attempt timeout.' }),
@@ -108,7 +107,7 @@ export const task = defineKind({
     return {
       ...base,
       kind: 'task',
-      task: doc.task ?? base.id,
+      task: doc.task ?? shortId(base.id),
       ...(doc.input !== undefined && { input: doc.input }),
       ...(doc.retry && {
         retry: {
@@ -137,7 +136,7 @@ export const task = defineKind({
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
     const input = activity.input
-      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`)
+      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`, activity.scope)
       : step.job.input;
     step.putActivity({
       activity: address.a,
