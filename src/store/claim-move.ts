@@ -35,9 +35,3 @@ export function checkMissedAck(
 export function parkStream(job: string): string {
   return `parked:${job}`;
 }
-
-/** A parked message's payload: where it came from and what it was. */
-export interface ParkedPayload {
-  stream: string;
-  payload: unknown;
-}

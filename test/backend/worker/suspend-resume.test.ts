@@ -159,6 +159,49 @@ describe.skipIf(skipBackend)('suspend and resume', () => {
     });
   });
 
+  it('graph: a signal that comes while suspended is recorded; what it would start waits', async () => {
+    await client.deploy(
+      compileWorkflow(`
+workflow: gated
+activities:
+  start:   { kind: trigger }
+  approve: { kind: hook, signal: approve }
+  after:   { kind: task, task: after, input: "approve.output" }
+transitions: { start: [approve], approve: [after] }
+output: after.output
+`),
+    );
+    const ran: unknown[] = [];
+    worker = new Worker({
+      store,
+      idleMs: 100,
+      handlers: {
+        after: async (input) => {
+          ran.push(input);
+          return input;
+        },
+      },
+    });
+    await worker.start();
+    const job = await client.start('gated', {});
+    await waitFor(async () => (await store.getActivity(job.id, 'approve'))?.status === 'RUNNING');
+    expect((await client.pause(job.id)).state).toBe('SUSPENDED');
+    await client.signal(job.id, 'approve', { by: 'ana' });
+    await waitFor(
+      async () => (await store.getActivity(job.id, 'approve'))?.status === 'SUCCESS',
+      'the signal recorded',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual([]);
+    expect(await stateOf(job.id)).toBe('SUSPENDED');
+    await client.resume(job.id);
+    expect(await client.result(job.id, { wait: true, timeoutMs: 30_000 })).toMatchObject({
+      state: 'SUCCESS',
+      output: { by: 'ana' },
+    });
+    expect(ran).toEqual([{ by: 'ana' }]);
+  });
+
   it('graph: a suspended job can be cancelled, and its parked work goes with it', async () => {
     const job = await client.start('fan', {});
     expect((await client.pause(job.id)).state).toBe('SUSPENDED');
