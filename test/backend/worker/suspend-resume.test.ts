@@ -202,6 +202,42 @@ output: after.output
     expect(ran).toEqual([{ by: 'ana' }]);
   });
 
+  it('graph: a handler whose worker died while suspending: its task is taken over, parked, and the job settles', async () => {
+    // A worker with no `slow` handler runs the engine only: the three tasks wait.
+    worker = new Worker({ store, idleMs: 100, handlers: { sum: async (input) => input } });
+    await worker.start();
+    const job = await client.start('fan', {});
+    await waitFor(async () => (await store.countMessages('task:slow')) === 3, 'three tasks');
+    // A worker that will die holds one of them, for half a second.
+    const [held] = await store.claim('task:slow', { consumer: 'ghost', leaseMs: 500 });
+    expect((await client.pause(job.id)).state).toBe('SUSPENDING');
+    await new Promise((r) => setTimeout(r, 600));
+    await worker.stop();
+    const g = gate();
+    g.open();
+    worker = new Worker({
+      store,
+      idleMs: 100,
+      handlers: { slow: g.slow, sum: async (input) => input },
+    });
+    await worker.start();
+    await waitFor(async () => (await stateOf(job.id)) === 'SUSPENDED', 'SUSPENDED');
+    expect(g.started).toEqual([]);
+    const taken = (await client.history(job.id)).filter((h) => h.kind === 'resumption');
+    expect(taken).toHaveLength(1);
+    expect(taken[0]?.change).toMatchObject({
+      died: 'ghost',
+      message: held?.id,
+      state: 'SUSPENDING',
+    });
+    expect((await client.status(job.id)).resumptions).toBe(1);
+    await client.resume(job.id);
+    expect(await client.result(job.id, { wait: true, timeoutMs: 30_000 })).toMatchObject({
+      state: 'SUCCESS',
+      output: 60,
+    });
+  });
+
   it('graph: a suspended job can be cancelled, and its parked work goes with it', async () => {
     const job = await client.start('fan', {});
     expect((await client.pause(job.id)).state).toBe('SUSPENDED');
