@@ -41,8 +41,13 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-          exclude: ['test/backend/**'],
+          exclude: ['test/backend/**', 'test/browser/**'],
         },
+      },
+      // The dashboard in a real browser (Debian's chromium through playwright-core).
+      {
+        extends: true as const,
+        test: { ...shared, name: 'browser', include: ['test/browser/**/*.test.ts'] },
       },
       backend('sqlite'),
       ...(postgres ? [backend('postgres')] : []),

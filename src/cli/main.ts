@@ -12,6 +12,7 @@ import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { LOG_FORMATS } from './cli-logger.js';
+import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
 import { formatHistory } from './history-table.js';
 import { listenForInterrupt } from './interrupt.js';
@@ -371,6 +372,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 
   // weft serve: the agent protocol over HTTP (docs/agent-protocol.md).
   registerServeCommand(program, output, setExit);
+  registerDashboardCommand(program, output, setExit);
   // weft dead-letters [list|requeue <id>].
   registerDeadLettersCommand(program, output, setExit);
 

@@ -52,8 +52,10 @@ export async function runCommand(
   const handlers = await loadHandlers(options.handlers);
   for (const f of files) {
     for (const activity of Object.values(f.compiled.activities)) {
-      const task = activity.kind === 'task' ? (activity.task ?? activity.id) : undefined;
-      if (task !== undefined && !handlers[task]) {
+      const tasks = activity.kind === 'task' ? [activity.task ?? activity.id] : [];
+      if (activity.kind === 'task' && activity.revert) tasks.push(activity.revert);
+      const task = tasks.find((t) => !handlers[t]);
+      if (task !== undefined) {
         throw new ValidationError(
           `activity ${activity.id} runs task ${JSON.stringify(task)}, but ${options.handlers ? `the handlers module ${options.handlers} has no such export key` : 'no --handlers module was given'}`,
           `${f.path}${activity.line ? `:${activity.line}` : ''}`,

@@ -18,6 +18,8 @@ import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { signalKey } from '../engine/kinds/hook.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
+import { loadWorkflow } from '../engine/loaded-workflow.js';
+import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { Models } from '../models/models.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
@@ -382,6 +384,32 @@ export class Client {
     } finally {
       await unsubscribe();
     }
+  }
+
+  /**
+   * Reruns a graph job from one of its activities: a new job (same workflow version and
+   * input) that keeps the old job's results before `activity` and runs `activity` and
+   * everything after it again. The old job is left as it is (cancel it first if it still
+   * runs). A ValidationError (`RERUN_REFUSED`) when an activity it would keep has not
+   * finished; NotFoundError for an unknown job or activity.
+   */
+  async rerun(jobId: string, activity: string, options: { id?: string } = {}): Promise<Rerun> {
+    const source = await this.store.getJob(jobId);
+    if (!source) throw new NotFoundError('job', jobId);
+    if (source.model !== 'graph') {
+      throw new ValidationError(
+        `job ${jobId} is a code-first job; rerun from an activity is for graph jobs`,
+        'rerun',
+        { code: 'RERUN_REFUSED' },
+      );
+    }
+    const record = await this.store.getDefinition(source.workflow, source.version);
+    if (!record) throw new NotFoundError('workflow', `${source.workflow}@${source.version}`);
+    const wf = loadWorkflow(record.definition as unknown as CompiledWorkflow);
+    const id = options.id ?? this.newId();
+    return this.store.transaction((tx) =>
+      rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() }),
+    );
   }
 
   /** Cancels a running job (and its running children): it ends in FAILURE with a Cancelled error. */

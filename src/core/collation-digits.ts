@@ -102,7 +102,9 @@ export interface CollationMoveRule {
  * The allowed moves. `reenter` sends a finished activity back to pending when a cycle runs
  * it again (the digit moves up); `revert` and `reverted` are the compensation moves that
  * mirror the task machine's SUCCESS|FAILURE → REVERTING → REVERTED. A revert that fails
- * uses `error` (8 → 7). A paused hook whose timeout nothing handles errs from 5 (5 → 7).
+ * uses `error` (8 → 7). `revert` also starts from 3: an activity a cycle re-entered
+ * reverts once per thread it finished in, newest first, so its older thread's revert
+ * finds the digit its newer thread's revert left (3, or 7 when that one failed). A paused hook whose timeout nothing handles errs from 5 (5 → 7).
  */
 export const COLLATION_MOVES: Readonly<Record<CollationMove, CollationMoveRule>> = {
   start: { from: [9], to: 8 },
@@ -112,7 +114,7 @@ export const COLLATION_MOVES: Readonly<Record<CollationMove, CollationMoveRule>>
   release: { from: [5], to: 4 },
   skip: { from: [9], to: 3 },
   reenter: { from: [6, 7, 4, 3], to: 9 },
-  revert: { from: [6, 7], to: 8 },
+  revert: { from: [6, 7, 3], to: 8 },
   reverted: { from: [8], to: 3 },
 };
 

@@ -292,3 +292,34 @@ export class DeadLetterError extends WeftError {
     );
   }
 }
+
+/** A request to the HTTP API without the dashboard's token, or with a wrong one. */
+export class UnauthorizedError extends WeftError {
+  constructor(message = 'a valid token is required (Authorization: Bearer <token>)') {
+    super('UNAUTHORIZED', message);
+  }
+}
+
+/**
+ * A request the thing it acts on cannot take in its present state: a signal to a job
+ * that has ended, pausing a kind of job that cannot pause. Nothing changed.
+ */
+export class ConflictError extends WeftError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'CONFLICT', message, options);
+  }
+}
+
+/** A request to the HTTP API from somewhere it does not serve (another origin, a foreign Host). */
+export class ForbiddenOriginError extends WeftError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
+  }
+}
+
+/** A POST to the HTTP API whose body is not declared JSON. */
+export class UnsupportedMediaTypeError extends WeftError {
+  constructor() {
+    super('UNSUPPORTED_MEDIA_TYPE', 'a POST must have Content-Type: application/json');
+  }
+}

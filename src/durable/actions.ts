@@ -45,6 +45,13 @@ export interface WaitElapsedAction {
   uuid: string;
 }
 
+/** A task's revert ended: `uuid` is the reverted task's; `error` when the revert failed. */
+export interface RevertResultAction {
+  type: 'revertResult';
+  uuid: string;
+  error?: ErrorRecord;
+}
+
 /** Anything {@link receiveAction} accepts. */
 export type Action =
   | EventAction
@@ -52,4 +59,5 @@ export type Action =
   | SuccessAction
   | FailureAction
   | TimeoutAction
-  | WaitElapsedAction;
+  | WaitElapsedAction
+  | RevertResultAction;

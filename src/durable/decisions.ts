@@ -42,6 +42,8 @@ export interface WorkDecision {
 export interface ScheduleTaskDecision extends WorkDecision {
   type: 'scheduleTask';
   timeout_ms?: number;
+  /** (weft) the task's revert task, when it has one. */
+  revert?: string;
 }
 
 /** Start a child workflow (`name` is the workflow, `input` its arguments). */

@@ -12,6 +12,12 @@ import { Workflow } from './workflow.js';
 export interface TaskOptions {
   /** After this long running, the runtime reports `onTimeout` (the task may still end). */
   timeoutMs?: number;
+  /**
+   * The task that undoes this one (TaskFlow's revert): when a workflow defined with
+   * `{ onFailure: 'revert' }` fails, it runs with `{ input, output, error }` of this
+   * task's run. A worker that has this task has its revert too.
+   */
+  revert?: TaskDefinition<never, unknown>;
 }
 
 /**
@@ -24,6 +30,8 @@ export interface TaskDefinition<I = unknown, O = unknown> {
   readonly name: string;
   readonly run: (input: I, context?: TaskContext) => Promise<O>;
   readonly timeoutMs?: number;
+  /** The task that undoes this one, when it has one. */
+  readonly revert?: TaskDefinition<never, unknown>;
 }
 
 /** Defines a task. Its input and output must be plain JSON. */
@@ -40,6 +48,7 @@ export function defineTask<I = undefined, O = unknown>(
     name,
     run: wrapped,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.revert ? { revert: options.revert } : {}),
   };
 }
 
@@ -49,6 +58,12 @@ export interface WorkflowDefinition<A extends unknown[] = unknown[], O = unknown
   readonly name: string;
   /** Makes a fresh workflow object (its constructor or its object's fields). */
   readonly create: () => Workflow;
+  /**
+   * `revert`: when `handle()` throws (a task failure it does not catch included), the
+   * tasks that finished and have a revert are reverted, newest first, and the instance
+   * ends REVERTED (FAILURE when a revert failed). Absent: it fails at once.
+   */
+  readonly onFailure?: 'revert';
   /** Type carrier only; never set. */
   readonly signature?: { call(...input: A): O };
 }
@@ -88,10 +103,17 @@ function objectFactory(name: string, workflow: object): () => Workflow {
   };
 }
 
+/** Options of a code-first workflow. */
+export interface WorkflowOptions {
+  /** `revert` to revert finished tasks when the instance fails (default `fail`). */
+  onFailure?: 'fail' | 'revert';
+}
+
 /** Defines a workflow from a class extending {@link Workflow}. */
 export function defineWorkflow<C extends new () => Workflow & WorkflowMethods>(
   name: string,
   workflow: C,
+  options?: WorkflowOptions,
 ): WorkflowDefinition<HandleArgs<InstanceType<C>>, HandleOutput<InstanceType<C>>>;
 /**
  * Defines a workflow from an object: `properties` holds its initial properties (they
@@ -103,10 +125,12 @@ export function defineWorkflow<
 >(
   name: string,
   workflow: { properties?: P } & M & ThisType<P & M & Workflow>,
+  options?: WorkflowOptions,
 ): WorkflowDefinition<HandleArgs<M>, HandleOutput<M>>;
 export function defineWorkflow(
   name: string,
   workflow: (new () => Workflow) | object,
+  options: WorkflowOptions = {},
 ): WorkflowDefinition<unknown[], unknown> {
   if (!name) throw new ValidationError('a workflow needs a name', 'defineWorkflow');
   const create =
@@ -117,7 +141,12 @@ export function defineWorkflow(
   if (typeof probe.handle !== 'function') {
     throw new ValidationError('a workflow needs a handle() method', name);
   }
-  return { kind: 'workflow', name, create };
+  return {
+    kind: 'workflow',
+    name,
+    create,
+    ...(options.onFailure === 'revert' ? { onFailure: 'revert' as const } : {}),
+  };
 }
 
 /** A task or a workflow: something `execute` and `dispatch` accept. */

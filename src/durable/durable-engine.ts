@@ -29,6 +29,7 @@ import {
   LEG2_FINAL_EXIT,
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
+import { isFinalFlowState } from '../core/states.js';
 import { taskStream } from '../engine/messages.js';
 import { dropParked, resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
 import type {
@@ -59,6 +60,7 @@ import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from '.
 import { actionLine, controlLine, decisionLine, startLine, stateLine } from './history-lines.js';
 import { type Instance, statusIndexOf } from './instance.js';
 import { flowStateOf } from './instance-life.js';
+import { receiveRevertResult } from './instance-revert.js';
 import {
   InstanceCache,
   type LoadedInstance,
@@ -100,7 +102,12 @@ export interface DurableTaskPayload {
   task: string;
   input: Json;
   attempt: number;
+  /** A run of the work's revert task. */
+  revert?: true;
 }
+
+/** The counter holding a revert's semaphore, beside its work's own (`sem`). */
+const REVERT_SEMAPHORE = 'revert-sem';
 
 /** Runs code-first instances on the store. */
 export class DurableEngine {
@@ -135,6 +142,7 @@ export class DurableEngine {
       customId: start.id,
       now,
     });
+    if (definition?.onFailure === 'revert') instance.on_failure = 'revert';
     const writes = planInstanceWrites(start.id, null, instance);
     const result = await tx.createJob({
       id: start.id,
@@ -168,6 +176,15 @@ export class DurableEngine {
     const locked = await this.lock(tx, jobId);
     if (!locked) return;
     const { job, loaded, instance } = locked;
+    if (action.type === 'revertResult') {
+      if (!(await this.recordResult(tx, jobId, action.uuid, REVERT_SEMAPHORE))) return;
+      const now = this.clock.now();
+      const { instance: next, effects } = receiveRevertResult(instance, action, now);
+      await this.advance(tx, job, loaded, next, effects, undefined, [
+        actionLine(instance, action, now),
+      ]);
+      return;
+    }
     if (action.type === 'onSuccess' || action.type === 'onFailure') {
       if (!(await this.recordResult(tx, jobId, action.uuid))) return;
       // Only a task with a timeout has a timer to cancel.
@@ -365,6 +382,9 @@ export class DurableEngine {
         }
       }
       instance = settleInitialProperties(instance, definition);
+      if (definition.onFailure === 'revert' && instance.on_failure !== 'revert') {
+        instance = { ...instance, on_failure: 'revert' };
+      }
       const request = currentRequest(instance);
       const outcome = await runDecision(request, definition, { values: this.values });
       const now = this.clock.now();
@@ -376,7 +396,7 @@ export class DurableEngine {
     }
     await this.save(tx, job, loaded, instance);
     const state = flowStateOf(instance);
-    if ((state === 'SUCCESS' || state === 'FAILURE') && job.state !== state) {
+    if (isFinalFlowState(state) && job.state !== state) {
       lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
     }
     await this.writeHistory(tx, lines);
@@ -402,7 +422,7 @@ export class DurableEngine {
     if (instance === loaded.instance && target === job.state) return;
     const writes = this.planWrites(job.id, loaded, instance);
     if (writes.journal.length > 0) await tx.appendJournal(writes.journal);
-    const final = target === 'SUCCESS' || target === 'FAILURE';
+    const final = isFinalFlowState(target);
     const patch = {
       ...writes.patch,
       ...(final ? { output: instance.output, error: instance.error } : {}),
@@ -506,6 +526,37 @@ export class DurableEngine {
             );
           }
           break;
+        case 'scheduleRevert': {
+          await this.scheduleWork(tx, job.id, effect.uuid, REVERT_SEMAPHORE);
+          const payload: DurableTaskPayload = {
+            model: 'durable',
+            job: job.id,
+            a: effect.uuid,
+            d: '',
+            task: effect.name,
+            input: effect.input,
+            attempt: 1,
+            revert: true,
+          };
+          messages.push({
+            stream: taskStream(effect.name),
+            job: job.id,
+            payload: payload as unknown as Json,
+          });
+          break;
+        }
+        case 'reverted':
+          // A parent sees a child that reverted as a failure, with the error it reverted for.
+          if (job.parentId && job.parentActivity) {
+            messages.push(
+              action(job.parentId, {
+                type: 'onFailure',
+                uuid: job.parentActivity,
+                error: effect.error,
+              }),
+            );
+          }
+          break;
         case 'modified':
           break;
       }
@@ -513,16 +564,21 @@ export class DurableEngine {
     if (messages.length) await tx.append(messages);
   }
 
-  /** Leg1 of a work's semaphore, when it is scheduled. */
-  private async scheduleWork(tx: StoreTx, job: string, uuid: string): Promise<void> {
-    const ref = { job, activity: uuid, field: 'sem' };
+  /** Leg1 of a work's semaphore (or its revert's), when it is scheduled. */
+  private async scheduleWork(tx: StoreTx, job: string, uuid: string, field = 'sem'): Promise<void> {
+    const ref = { job, activity: uuid, field };
     await tx.addCounter(ref, LEG1_ENTRY, SEMAPHORE_INITIAL);
     await tx.addCounter(ref, LEG1_EXIT);
   }
 
   /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */
-  private async recordResult(tx: StoreTx, job: string, uuid: string): Promise<boolean> {
-    const ref = { job, activity: uuid, field: 'sem' };
+  private async recordResult(
+    tx: StoreTx,
+    job: string,
+    uuid: string,
+    field = 'sem',
+  ): Promise<boolean> {
+    const ref = { job, activity: uuid, field };
     if ((await tx.getCounter(ref)) === undefined) return true;
     const value = await tx.addCounter(ref, LEG2_ENTRY);
     if (isLeg2Closed(value)) {

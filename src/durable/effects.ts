@@ -68,6 +68,20 @@ export interface FailedEffect {
   error: ErrorRecord;
 }
 
+/** Run a task's revert on a worker; report `revertResult` with `uuid` (the task's). */
+export interface ScheduleRevertEffect {
+  type: 'scheduleRevert';
+  uuid: string;
+  name: string;
+  input: Json;
+}
+
+/** The instance reverted after a failure (its parent sees a failure). */
+export interface RevertedEffect {
+  type: 'reverted';
+  error: ErrorRecord;
+}
+
 /** The instance was terminated. */
 export interface TerminatedEffect {
   type: 'terminated';
@@ -88,5 +102,7 @@ export type Effect =
   | SendEventEffect
   | FinishedEffect
   | FailedEffect
+  | ScheduleRevertEffect
+  | RevertedEffect
   | TerminatedEffect
   | ModifiedEffect;

@@ -86,11 +86,11 @@ export function instanceStatus(instance: Instance): InstanceStatus {
   };
 }
 
-/** The instance's result: its output once completed, its error once failed or terminated. */
+/** The instance's result: its output once completed, its error once failed, reverted or terminated. */
 export type InstanceResult =
   | { done: false }
   | { done: true; state: 'completed'; output: Json }
-  | { done: true; state: 'failed' | 'terminated'; error: ErrorRecord | null };
+  | { done: true; state: 'failed' | 'reverted' | 'terminated'; error: ErrorRecord | null };
 
 /** The instance's result, or `{done: false}` while it runs. */
 export function instanceResult(instance: Instance): InstanceResult {

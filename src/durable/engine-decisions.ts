@@ -18,6 +18,7 @@ import type { Effect } from './effects.js';
 import { type EngineResult, pushBuffer } from './engine-actions.js';
 import type { Instance, Status, WorkType } from './instance.js';
 import { copyInstance, moveLife } from './instance-life.js';
+import { startReverting } from './instance-revert.js';
 
 function newStatus(d: WorkDecision, type: WorkType): Status {
   return {
@@ -108,6 +109,7 @@ function apply(
       instance.statuses.push({
         ...newStatus(d, 'task'),
         ...(d.timeout_ms !== undefined ? { timeout_ms: d.timeout_ms } : {}),
+        ...(d.revert !== undefined ? { revert: d.revert } : {}),
       });
       effects.push({
         type: 'scheduleTask',
@@ -219,10 +221,13 @@ export function applyDecisions(
   }
   next.decision_current_index = next.executions.length;
   if (failure) {
-    moveLife(next, 'failed');
-    next.error = failure;
     endWaits(next, effects);
-    effects.push({ type: 'failed', error: failure });
+    // A workflow that reverts on failure undoes its finished tasks first (instance-revert).
+    if (!startReverting(next, failure, effects)) {
+      moveLife(next, 'failed');
+      next.error = failure;
+      effects.push({ type: 'failed', error: failure });
+    }
   } else if (next.buffer.length === 0 && next.branches.every((b) => b.ended)) {
     moveLife(next, 'completed');
     next.output = next.branches[0]?.output ?? null;

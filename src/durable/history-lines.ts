@@ -25,7 +25,8 @@ export type DurableHistoryKind =
   | 'cancel'
   | 'end'
   | 'dead-letter'
-  | 'reopen';
+  | 'reopen'
+  | 'revert';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;
@@ -76,6 +77,13 @@ export function actionLine(instance: Instance, action: Action, at: number): NewH
       return line('timeout', {});
     case 'waitElapsed':
       return line('wake', {});
+    case 'revertResult':
+      return line(
+        'revert',
+        action.error
+          ? { status: 'REVERT_FAILURE', error: describeError(action.error) }
+          : { status: 'REVERTED' },
+      );
   }
 }
 
@@ -109,6 +117,8 @@ function added(effect: Effect): Json {
       };
     case 'sendEvent':
       return { type: 'event', name: effect.name, to: effect.instance };
+    case 'scheduleRevert':
+      return { type: 'revert', name: effect.name, work: effect.uuid };
     default:
       return null;
   }

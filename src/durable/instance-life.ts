@@ -14,16 +14,20 @@ export type InstanceLife =
   | 'running'
   | 'paused'
   | 'modified'
+  | 'reverting'
   | 'completed'
   | 'failed'
+  | 'reverted'
   | 'terminated';
 
 const MOVES: Readonly<Record<InstanceLife, readonly InstanceLife[]>> = {
-  running: ['paused', 'modified', 'completed', 'failed', 'terminated'],
+  running: ['paused', 'modified', 'reverting', 'completed', 'failed', 'terminated'],
   paused: ['running', 'terminated', 'completed', 'failed'],
   modified: ['running', 'terminated'],
+  reverting: ['reverted', 'failed', 'terminated'],
   completed: [],
   failed: [],
+  reverted: [],
   terminated: [],
 };
 
@@ -32,6 +36,7 @@ export function lifeOf(instance: Instance): InstanceLife {
   if (instance.state !== 'running') return instance.state;
   if (instance.decision_mode === 'paused') return 'paused';
   if (instance.decision_mode === 'modified') return 'modified';
+  if (instance.decision_mode === 'reverting') return 'reverting';
   return 'running';
 }
 
@@ -45,7 +50,7 @@ export function moveLife(instance: Instance, to: InstanceLife): boolean {
   if (!MOVES[from].includes(to)) {
     throw new InvalidStateError(`durable instance ${instance.id}`, from, to);
   }
-  if (to === 'running' || to === 'paused' || to === 'modified') {
+  if (to === 'running' || to === 'paused' || to === 'modified' || to === 'reverting') {
     instance.state = 'running';
     instance.decision_mode = to === 'running' ? 'run' : to;
   } else {
@@ -59,12 +64,15 @@ export function moveLife(instance: Instance, to: InstanceLife): boolean {
 export function flowStateOf(instance: Instance): FlowState {
   switch (lifeOf(instance)) {
     case 'running':
+    case 'reverting':
       return 'RUNNING';
     case 'paused':
     case 'modified':
       return 'SUSPENDED';
     case 'completed':
       return 'SUCCESS';
+    case 'reverted':
+      return 'REVERTED';
     default:
       return 'FAILURE';
   }

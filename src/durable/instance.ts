@@ -62,6 +62,13 @@ export interface Status {
   started?: boolean;
   /** (weft) a task's timeout, when it has one (a timer then runs while it is scheduled). */
   timeout_ms?: number;
+  /** (weft) the task that undoes this one (`defineTask(…, { revert })`), when it has one. */
+  revert?: string;
+  /**
+   * (weft) where its revert is, once the instance reverts: the task machine's REVERTING,
+   * REVERTED or REVERT_FAILURE (absent: not reverted; its state is SUCCESS or FAILURE).
+   */
+  revert_state?: 'REVERTING' | 'REVERTED' | 'REVERT_FAILURE';
 }
 
 /** A running wait (for restoring timers and matching events). */
@@ -107,11 +114,11 @@ export interface BufferedAction {
   seq: number;
 }
 
-/** Whether decisions may be triggered. */
-export type DecisionMode = 'run' | 'paused' | 'modified' | 'terminated';
+/** Whether decisions may be triggered (`reverting`: no more decisions, reverts run). */
+export type DecisionMode = 'run' | 'paused' | 'modified' | 'reverting' | 'terminated';
 
 /** Where the instance is in its life. */
-export type InstanceState = 'running' | 'completed' | 'failed' | 'terminated';
+export type InstanceState = 'running' | 'completed' | 'failed' | 'reverted' | 'terminated';
 
 /** A code-first workflow instance, as the engine keeps it. */
 export interface Instance {
@@ -146,6 +153,12 @@ export interface Instance {
   /** (weft) id of the decision in flight, and the engine time it was triggered. */
   decision_uuid: string | null;
   decision_triggered_at: number | null;
+  /**
+   * (weft) `revert` when its workflow was defined with `{ onFailure: 'revert' }`: a
+   * failure reverts its finished tasks before it ends (set by the first process with the
+   * code).
+   */
+  on_failure?: 'revert';
   /** (weft) life cycle, result and bookkeeping. */
   state: InstanceState;
   output: Json;

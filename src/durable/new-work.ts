@@ -68,7 +68,11 @@ export function newWork(
     }
     case 'task': {
       const timeout = work.timeoutMs !== undefined ? { timeout_ms: work.timeoutMs } : {};
-      return { status, decision: { type: 'scheduleTask', ...base, ...timeout } };
+      const revert = work.revert !== undefined ? { revert: work.revert } : {};
+      return {
+        status: { ...status, ...revert },
+        decision: { type: 'scheduleTask', ...base, ...timeout, ...revert },
+      };
     }
     case 'workflow':
       return { status, decision: { type: 'scheduleFlow', ...base } };

@@ -21,6 +21,8 @@ export interface WorkRequest {
   /** True when the branch waits for the work (`execute`), false for `dispatch`. */
   sync: boolean;
   timeoutMs?: number;
+  /** A task's revert task, when it has one. */
+  revert?: string;
 }
 
 /** The answer to `DecisionSession.execute`. */

@@ -50,6 +50,7 @@ function toWork(call: readonly unknown[], position: string, sync: boolean): Work
       position,
       sync,
       ...(work.timeoutMs !== undefined ? { timeoutMs: work.timeoutMs } : {}),
+      ...(work.revert ? { revert: work.revert.name } : {}),
     };
   }
   const args = toJson(call.slice(1), `input of workflow ${work.name}`);

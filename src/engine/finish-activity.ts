@@ -13,6 +13,7 @@ import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { ActivityAddress } from './messages.js';
+import { noteCompletion } from './revert.js';
 import type { Step } from './step.js';
 import { settleOutgoing } from './transitions.js';
 
@@ -54,6 +55,7 @@ export async function finishActivity(
   const handled = end.outcome === 'success' || taken;
   const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
   await step.move(address.a, digit);
+  await noteCompletion(step, address);
   if (!handled) recordUnhandled(step, address, end.error);
 }
 

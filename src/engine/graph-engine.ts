@@ -7,6 +7,7 @@
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { toErrorRecord, ValidationError } from '../core/errors.js';
+import { revertedFlowState } from '../core/revert-order.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
@@ -25,6 +26,7 @@ import {
   type EngineMessage,
   type TaskResponse,
 } from './messages.js';
+import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
 import { isNewWork, parked, settleSuspending, startsNothing } from './suspension.js';
 
@@ -127,9 +129,9 @@ export class GraphEngine {
       responses.map((r) => ({
         job: r.job,
         d: r.d,
-        kind: 'task' as const,
+        kind: r.revert ? ('revert' as const) : ('task' as const),
         a: r.a,
-        body: (step: Step) => respondTask(step, r),
+        body: (step: Step) => (r.revert ? respondRevert(step, r) : respondTask(step, r)),
       })),
     );
   }
@@ -303,7 +305,8 @@ export class GraphEngine {
     const address = addressOf(step, payload);
     await failDeadLettered(step, address, error);
     await step.noteStep('dead-letter', address?.a ?? null);
-    await this.finishJob(step);
+    // A dead letter ends the job at once: no revert runs (its message may be a revert's).
+    await this.finishJob(step, false);
     await applyUnit(tx, this.signed(state.unit()));
     return true;
   }
@@ -332,10 +335,20 @@ export class GraphEngine {
     return true;
   }
 
-  private async finishJob(step: Step): Promise<JobRecord['state']> {
+  /**
+   * Ends a job whose key has no active digit. A job with `on_failure: revert` that ends
+   * with an error first reverts (`revert.ts`): while a revert starts, the job runs on and
+   * this returns undefined; with none left it ends REVERTED, or FAILURE when a revert
+   * failed. `revert` false (a dead letter) ends it at once.
+   */
+  private async finishJob(step: Step, revert = true): Promise<JobRecord['state'] | undefined> {
     const { job, wf } = step;
     let error: ErrorRecord | null = job.error;
     let output: Json = null;
+    if (error && revert && (await revertsJob(step, error))) {
+      if (await startJobRevert(step)) return undefined;
+      return this.endJob(step, revertedFlowState(error), null, job.error);
+    }
     if (!error) {
       try {
         output = wf.compiled.output
@@ -345,7 +358,17 @@ export class GraphEngine {
         error = toErrorRecord(cause) as ErrorRecord;
       }
     }
-    const state = error ? 'FAILURE' : 'SUCCESS';
+    return this.endJob(step, error ? 'FAILURE' : 'SUCCESS', output, error);
+  }
+
+  /** Plans the job's end in `state`, its history line, and its parent's message. */
+  private endJob(
+    step: Step,
+    state: JobRecord['state'],
+    output: Json,
+    error: ErrorRecord | null,
+  ): JobRecord['state'] {
+    const { job } = step;
     // A suspending job may end (its last running work finished); a suspended one ends
     // through RUNNING, the only move out of SUSPENDED.
     if (job.state === 'SUSPENDED') step.endJob('SUSPENDED', 'RUNNING', {});

@@ -27,8 +27,11 @@ export type GraphHistoryKind =
   | 'suspended'
   | 'resume'
   | 'resumption'
+  | 'revert'
   /** A scope ended: none of its members was active any more. */
-  | 'close';
+  | 'close'
+  /** The job was rerun from an activity: a new job keeps its results before it. */
+  | 'rerun';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

@@ -157,6 +157,37 @@ export class JobState {
   }
 
   /**
+   * Every activity record of the job in every thread, with this chain's writes applied
+   * (read from the store on each call: only a job that reverts needs it, once per revert).
+   */
+  async allActivities(): Promise<ActivityRecord[]> {
+    const out = new Map<string, ActivityRecord>();
+    for (const r of await this.tx.activitiesOfJobs([this.job.id])) {
+      out.set(activityKey(r.job, r.activity, r.dimension), r);
+    }
+    for (const [key, r] of this.records) if (r) out.set(key, r);
+    return [...out.values()];
+  }
+
+  /**
+   * Every activity-level counter named `field` of the job in every thread, with this
+   * chain's adds applied, by `<activity>\u0000<dimension>`.
+   */
+  async countersNamed(field: string): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    const key = (ref: CounterRef) => `${ref.activity ?? ''}\u0000${ref.dimension ?? ''}`;
+    for (const c of await this.tx.countersOfJobs([this.job.id])) {
+      if (c.ref.field === field && c.ref.activity) out.set(key(c.ref), c.value);
+    }
+    for (const [k, entry] of this.counters) {
+      const [job, activity, dimension = '', name] = k.split('\u0000');
+      if (job !== this.job.id || name !== field || !activity || entry.value === undefined) continue;
+      out.set(`${activity}\u0000${dimension}`, entry.value);
+    }
+    return out;
+  }
+
+  /**
    * Plans an activity write; absent fields keep what is stored, as the store does. A
    * write that changes the record's state is checked against the task machine (`retry`
    * for a retry controller's record) from the state the record is in now — PENDING when

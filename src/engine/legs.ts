@@ -26,8 +26,15 @@ import type { Step } from './step.js';
 /** The activity-level counter holding the semaphore. */
 export const SEMAPHORE_FIELD = 'sem';
 
-function ref(step: Step, address: ActivityAddress): CounterRef {
-  return { job: step.job.id, activity: address.a, dimension: address.d, field: SEMAPHORE_FIELD };
+/**
+ * The counter holding a revert's own semaphore: a revert is a second run of its
+ * activity's thread (one Leg1 when it starts, one final Leg2 result), counted apart from
+ * the run it undoes.
+ */
+export const REVERT_SEMAPHORE_FIELD = 'revert-sem';
+
+function ref(step: Step, address: ActivityAddress, field: string): CounterRef {
+  return { job: step.job.id, activity: address.a, dimension: address.d, field };
 }
 
 /**
@@ -35,10 +42,14 @@ function ref(step: Step, address: ActivityAddress): CounterRef {
  * step is one transaction), so the stored value is the same as after two adds. Returns
  * false (planning nothing) when Leg1 already ran for this activity and dimension.
  */
-export async function passLeg1(step: Step, address: ActivityAddress): Promise<boolean> {
-  const value = (await step.counter(ref(step, address))) ?? SEMAPHORE_INITIAL;
+export async function passLeg1(
+  step: Step,
+  address: ActivityAddress,
+  field = SEMAPHORE_FIELD,
+): Promise<boolean> {
+  const value = (await step.counter(ref(step, address, field))) ?? SEMAPHORE_INITIAL;
   if (readLeg1Entry(value + LEG1_ENTRY) === 'done') return false;
-  await step.addCounter(ref(step, address), LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
+  await step.addCounter(ref(step, address, field), LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
   return true;
 }
 
@@ -51,11 +62,12 @@ export async function passLeg2(
   step: Step,
   address: ActivityAddress,
   exit: 'pending' | 'final',
+  field = SEMAPHORE_FIELD,
 ): Promise<bigint | undefined> {
-  const value = (await step.counter(ref(step, address))) ?? SEMAPHORE_INITIAL;
+  const value = (await step.counter(ref(step, address, field))) ?? SEMAPHORE_INITIAL;
   const afterEntry = value + LEG2_ENTRY;
   if (isLeg2Closed(afterEntry)) return undefined;
   const exitDelta = exit === 'pending' ? LEG2_PENDING_EXIT : LEG2_FINAL_EXIT;
-  await step.addCounter(ref(step, address), LEG2_ENTRY + exitDelta, SEMAPHORE_INITIAL);
+  await step.addCounter(ref(step, address, field), LEG2_ENTRY + exitDelta, SEMAPHORE_INITIAL);
   return (afterEntry / 1_000_000n) % 1_000_000n;
 }

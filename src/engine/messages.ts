@@ -37,6 +37,8 @@ export interface TaskResponse extends ActivityAddress {
   error?: ErrorRecord;
   /** The final failure was a timeout (takes `on: timeout` transitions). */
   timedOut?: boolean;
+  /** The result of the activity's revert handler, not of its run. */
+  revert?: true;
 }
 
 /** Leg2 of a hook: its signal arrived (the store adds `signal` with the data). */
@@ -68,4 +70,6 @@ export interface TaskMessage extends ActivityAddress {
   attempt: number;
   /** Per-attempt timeout, when the activity has one. */
   timeoutMs?: number;
+  /** A run of the activity's revert handler (`task` names it), not of the activity. */
+  revert?: true;
 }

@@ -34,6 +34,7 @@ import type { ActivityMoveOptions, JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
+import { threadOf } from './threads.js';
 
 function compareRanks(a: number[], b: number[]): number {
   for (let i = 0; i < a.length; i++) {
@@ -138,6 +139,16 @@ export class Step {
   /** An activity's record in a dimension, as stored plus this chain's writes. */
   record(activity: string, dimension = ''): Promise<ActivityRecord | undefined> {
     return this.state.activity(activity, dimension);
+  }
+
+  /** Every activity record of this job in every thread (for reverts: read from the store). */
+  allRecords(): Promise<ActivityRecord[]> {
+    return this.state.allActivities();
+  }
+
+  /** Every activity-level counter `field` of this job, by `<activity>\u0000<dimension>`. */
+  countersNamed(field: string): Promise<Map<string, bigint>> {
+    return this.state.countersNamed(field);
   }
 
   /** Plans a write of an activity's record of this job. */
@@ -269,6 +280,15 @@ export class Step {
         ?.members;
       for (const member of members ?? []) {
         view[member.slice(s.length + 1)] = data[member] ?? null;
+      }
+      // The innermost retry controller around gives `retry: { value, attempt }`.
+      const controlled = (this.wf.compiled.activities[s] as { retry?: unknown } | undefined)?.retry;
+      const at = controlled ? threadOf(this.dimension, s) : undefined;
+      if (at) {
+        const input = (await this.record(s, at.parent))?.input as {
+          retry?: { value: Json; attempt: number };
+        } | null;
+        if (input?.retry) view.retry = { value: input.retry.value, attempt: input.retry.attempt };
       }
     }
     return view;

@@ -31,6 +31,6 @@ export interface TaskContext {
 }
 
 /** The idempotency key of an activity: `<job>:<activity>:<dimension>`, without the attempt. */
-export function idempotencyKey(address: ActivityAddress): string {
-  return `${address.job}:${address.a}:${address.d}`;
+export function idempotencyKey(address: ActivityAddress & { revert?: true }): string {
+  return `${address.job}:${address.a}:${address.d}${address.revert ? ':revert' : ''}`;
 }

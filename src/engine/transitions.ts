@@ -15,7 +15,7 @@ import { joinDecision } from '../graph/join-rule.js';
 import type { Step } from './step.js';
 
 /** Packs "taken" into the high part of the settle counter. */
-const TAKEN = 1_000_000n;
+export const TAKEN = 1_000_000n;
 
 function isTruthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;

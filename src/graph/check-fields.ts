@@ -86,8 +86,12 @@ export function checkFields(
 ): void {
   const root = (document ?? {}) as Record<string, unknown>;
   const topLevel = [...draft.activities.keys()].filter((id) => !draft.scopeOf.has(id));
-  const namesIn = (scope: string | undefined) =>
-    visibleNames(scope, topLevel, draft.scopes, draft.scopeOf);
+  // Inside a scope, `retry` ({ value, attempt } of a retry controller around) is readable too.
+  const namesIn = (scope: string | undefined) => {
+    const names = visibleNames(scope, topLevel, draft.scopes, draft.scopeOf);
+    if (scope !== undefined) names.add('retry');
+    return names;
+  };
   const ids = namesIn(undefined);
   for (const { id, kind, fields } of draft.activities.values()) {
     const spec = kind === undefined ? undefined : kinds.specs.get(kind);

@@ -69,6 +69,12 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
   transitions: CompiledTransition[];
   /** JSONata producing the job output from the activities' outputs. */
   output?: string;
+  /**
+   * `revert` (the file's `on_failure: revert`): a job that would end FAILURE first runs
+   * the revert handler of every finished activity that has one, newest first, and ends
+   * REVERTED (or FAILURE when a revert failed). Absent: it ends FAILURE at once.
+   */
+  onFailure?: 'revert';
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

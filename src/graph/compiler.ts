@@ -44,6 +44,7 @@ export interface WorkflowDocumentOf<Activity> {
   activities: Record<string, Activity>;
   transitions?: Record<string, TransitionItemDocument[]>;
   output?: string;
+  on_failure?: 'fail' | 'revert';
 }
 
 /** A compiler over a fixed table of activity kinds. */
@@ -121,6 +122,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       trigger,
       transitions,
       ...(doc.output !== undefined && { output: doc.output }),
+      ...(doc.on_failure === 'revert' && { onFailure: 'revert' as const }),
       ...(source !== undefined && { source }),
     };
   }

@@ -96,6 +96,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
         .optional()
         .meta({ description: 'Outgoing transitions, by source activity id.' }),
       output: expression.optional().meta({ description: 'JSONata producing the job output.' }),
+      on_failure: z.enum(['fail', 'revert']).optional().meta({
+        description:
+          'What a failing job does: fail (default) ends it FAILURE; revert first runs the revert handler of every finished task that has one, newest first, and ends it REVERTED.',
+      }),
     })
     .meta({ title: 'weft workflow', description: 'A weft graph workflow definition.' });
 }

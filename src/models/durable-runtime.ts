@@ -52,7 +52,8 @@ export class DurableRuntime implements ModelRuntime {
 
   /** Reports `onStart` to each task's instance, in job order. */
   async tasksStarted(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void> {
-    const sorted = [...tasks].sort((x, y) => x.job.localeCompare(y.job));
+    // A revert starting is no news to its instance: it already counts it as REVERTING.
+    const sorted = tasks.filter((t) => !t.revert).sort((x, y) => x.job.localeCompare(y.job));
     for (const t of sorted) await this.engine.act(tx, t.job, { type: 'onStart', uuid: t.a });
   }
 
@@ -62,6 +63,18 @@ export class DurableRuntime implements ModelRuntime {
    */
   async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
     for (const response of responses) {
+      if (response.revert) {
+        // Code-first tasks have no retries: a revert's first result is its last.
+        if (response.status === 'pending') continue;
+        await this.engine.act(tx, response.job, {
+          type: 'revertResult',
+          uuid: response.a,
+          ...(response.status === 'error'
+            ? { error: response.error ?? { name: 'Error', message: 'revert failed' } }
+            : {}),
+        });
+        continue;
+      }
       await this.engine.act(
         tx,
         response.job,

@@ -40,14 +40,16 @@ function works(instance: Instance): ActivityView[] {
     position: null,
     digit: null,
     work: s.uuid,
+    // A reverted task reads its revert's state (REVERTING, REVERTED, REVERT_FAILURE).
     status:
-      s.status === 'completed'
+      s.revert_state ??
+      (s.status === 'completed'
         ? 'SUCCESS'
         : s.status === 'failed'
           ? 'FAILURE'
           : s.started
             ? 'RUNNING'
-            : 'PENDING',
+            : 'PENDING'),
     attempts: s.type === 'task' && (s.started || s.status !== 'scheduled') ? 1 : 0,
     error: s.error ?? null,
     startedAt: null,
@@ -58,6 +60,7 @@ function works(instance: Instance): ActivityView[] {
 /** What a running code-first instance waits for, in words. */
 function instanceWaits(instance: Instance, now: number): string[] {
   if (instance.decision_mode === 'paused') return ['paused: waits for `weft resume`'];
+  if (instance.decision_mode === 'reverting') return ['reverting: its finished tasks are undone'];
   if (instance.decision_mode === 'modified') {
     return ['stopped: its code changed under it (fix the code, then `weft resume`)'];
   }

@@ -2,8 +2,10 @@
  * A graph job's part of its view: the collation key (and the compositional key with its
  * children's keys), one row per activity in the graph's order, and what it waits for.
  */
+
 import { collationTable, formatCollationKey } from '../core/collation.js';
 import { type CompositionalNode, composeKey } from '../core/compositional-key.js';
+import { revertLabel } from '../core/revert-order.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
 import { COLLATION_FIELD } from '../engine/step.js';
@@ -38,7 +40,7 @@ export async function graphView(
     return {
       id: row.activity,
       kind: wf.compiled.activities[row.activity]?.kind ?? 'unknown',
-      state: row.state,
+      state: revertLabel(record?.status) ?? row.state,
       position: (wf.layout.positions.get(row.activity) as number) + 1,
       digit: row.digit,
       status: record?.status ?? null,

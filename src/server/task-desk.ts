@@ -138,6 +138,7 @@ export class TaskDesk {
           d: task.d,
           attempt: task.attempt,
           ...(task.model ? { model: task.model } : {}),
+          ...(task.revert ? { revert: true as const } : {}),
           ...(result.status === 'completed'
             ? { status: 'success', output: result.output }
             : { status: 'error', error: result.error }),

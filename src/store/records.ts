@@ -298,3 +298,29 @@ export interface HistoryQuery {
   /** At most this many (default 1000). */
   limit?: number;
 }
+
+/** Jobs by state, for a filter's workflow, parent and time bounds. Absent states are 0. */
+export type JobCounts = Partial<Record<FlowState, number>>;
+
+/** One stream's depth as the dashboard and `/metrics` show it. */
+export interface StreamStat {
+  stream: string;
+  /** Messages on the stream (waiting or held). */
+  messages: number;
+  /** Held by a consumer whose lease has not run out. */
+  claimed: number;
+  /** Held by a consumer whose lease ran out (a worker that died or stalled). */
+  expiredLeases: number;
+  /** Dead letters that came from this stream. */
+  deadLetters: number;
+}
+
+/** Store-wide numbers for `/metrics`: cheap reads only (indexes, a rowid high-water mark). */
+export interface StoreStats {
+  jobs: JobCounts;
+  streams: StreamStat[];
+  /** History lines ever written (the high-water mark of their ids): engine steps so far. */
+  steps: number;
+  /** Handler attempts recorded on activities so far. */
+  handlerRuns: number;
+}

@@ -22,6 +22,7 @@ import type {
   FiredTimer,
   HistoryEntry,
   HistoryQuery,
+  JobCounts,
   JobFilter,
   JobPatch,
   JobRecord,
@@ -33,6 +34,7 @@ import type {
   NewTimer,
   NewWaiter,
   SignalOutcome,
+  StoreStats,
   StreamMessage,
 } from './records.js';
 
@@ -64,6 +66,18 @@ export interface StoreTx {
   updateJob(id: string, patch: JobPatch): Promise<void>;
   /** Lists jobs by filter, in id (creation) order. */
   listJobs(filter?: JobFilter): Promise<JobRecord[]>;
+  /**
+   * Counts jobs by state under a filter's workflow, parent and time bounds (its states,
+   * paging and order are ignored): one grouped read over the jobs' indexes.
+   */
+  countJobs(filter?: JobFilter): Promise<JobCounts>;
+  /** Store-wide numbers for monitoring: jobs by state, stream depths, steps so far. */
+  storeStats(now: number): Promise<StoreStats>;
+  /**
+   * The high-water mark of history lines (0 before the first): it grows with every
+   * committed step of any job, so a watcher that sees it unchanged knows nothing moved.
+   */
+  lastStep(): Promise<number>;
 
   /**
    * Locks several jobs at once, in id order (so batches that share jobs never deadlock),

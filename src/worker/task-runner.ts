@@ -273,6 +273,7 @@ export class TaskRunner {
       d: task.d,
       attempt: task.attempt,
       ...(task.model ? { model: task.model } : {}),
+      ...(task.revert ? { revert: true as const } : {}),
     };
     let leaseLost = false;
     const heartbeat = setInterval(

@@ -125,10 +125,10 @@ export class Worker {
       {
         ...options.handlers,
         ...Object.fromEntries(
-          (options.tasks ?? []).map((t) => [
-            t.name,
-            (input: unknown, context) => t.run(input as never, context),
-          ]),
+          // A task's revert task runs where the task does.
+          (options.tasks ?? [])
+            .flatMap((t) => (t.revert ? [t, t.revert] : [t]))
+            .map((t) => [t.name, (input: unknown, context) => t.run(input as never, context)]),
         ),
       },
       // Each model's results as one group (the graph's set-based, in one unit).

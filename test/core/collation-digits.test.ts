@@ -60,7 +60,24 @@ describe('collation digits', () => {
       for (const from of rule.from) pairs.push([from, rule.to]);
     }
     expect(pairs.map(([a, b]) => `${a}${b}`).sort()).toEqual(
-      ['98', '86', '87', '57', '65', '54', '93', '69', '79', '49', '39', '68', '78', '83'].sort(),
+      // 38: an older thread of a re-entered activity reverts after its newer one ended on 3.
+      [
+        '98',
+        '86',
+        '87',
+        '57',
+        '65',
+        '54',
+        '93',
+        '69',
+        '79',
+        '49',
+        '39',
+        '68',
+        '78',
+        '38',
+        '83',
+      ].sort(),
     );
     expect(isMoveAllowed('start', 9)).toBe(true);
     expect(isMoveAllowed('start', 8)).toBe(false);

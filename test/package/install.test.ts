@@ -7,7 +7,7 @@
  * Install scripts are skipped (no native build in a test): the installed better-sqlite3
  * gets the binary this repository already built, the same version.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -134,6 +134,38 @@ describe('the packed package, installed into a new project', () => {
     const help = await sh(project, 'npx', ['weft', '--help']);
     expect(help.stdout).toMatch(/^Usage: weft /);
   }, 120_000);
+
+  it('npx weft dashboard serves the web app and elkjs from the installed package', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        'node_modules/weft-engine/bin/weft.js',
+        'dashboard',
+        '--port',
+        '0',
+        '--store',
+        'sqlite:./dash.db',
+      ],
+      { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        out += text;
+      });
+      const deadline = Date.now() + 30_000;
+      while (!/on (http:\/\/\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const url = /on (http:\/\/\S+)/.exec(out)?.[1];
+      expect(url).toBeDefined();
+      for (const path of ['/', '/js/app.js', '/style.css', '/vendor/elk.bundled.js', '/healthz']) {
+        expect((await fetch(`${url}${path}`)).status, path).toBe(200);
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
 
   it("TypeScript checks Client.start's input and output against the installed types", async () => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -41,7 +41,8 @@ async function recordStep(tx: StoreTx, job: string, result: StepResult): Promise
  */
 export function tapGraphEngine(engine: GraphEngine, worker: number): void {
   const responded = async (tx: StoreTx, response: TaskResponse, result: StepResult) => {
-    const key = taskKey(response.job, response.a, response.d, response.attempt);
+    const a = response.revert ? `${response.a}!revert` : response.a;
+    const key = taskKey(response.job, a, response.d, response.attempt);
     await bump(tx, `commit:${key}`);
     await bump(tx, `commit-by:${key}`, BigInt(worker));
     await recordStep(tx, response.job, result);

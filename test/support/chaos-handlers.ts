@@ -40,7 +40,11 @@ export class HandlerLog {
   /** Wraps a handler so each run is logged; a throw is logged as an end and rethrown. */
   wrap(handler: TaskHandler): TaskHandler {
     return async (input, ctx) => {
-      const key = taskKey(ctx.job, ctx.activity, ctx.dimension, ctx.attempt);
+      // A revert runs under its activity's address: its key says it is the revert.
+      const activity = ctx.idempotencyKey.endsWith(':revert')
+        ? `${ctx.activity}!revert`
+        : ctx.activity;
+      const key = taskKey(ctx.job, activity, ctx.dimension, ctx.attempt);
       this.start(key);
       try {
         return await handler(input, ctx);

@@ -25,6 +25,7 @@ import type { TaskHandlers } from '../../src/worker/task-handler.js';
 import type { Worker } from '../../src/worker/worker.js';
 import { durableWorkload } from './chaos-durable-workload.js';
 import type { HandlerLog } from './chaos-handlers.js';
+import { sagaWorkload } from './chaos-saga-workload.js';
 
 /** A kind of job the chaos harness starts, runs under kills and checks. */
 export interface ChaosWorkload {
@@ -185,7 +186,11 @@ export const graphWorkload: ChaosWorkload = {
 };
 
 /** Every workload a chaos run mixes, in the order jobs are dealt to them. */
-export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [graphWorkload, durableWorkload];
+export const CHAOS_WORKLOADS: readonly ChaosWorkload[] = [
+  graphWorkload,
+  durableWorkload,
+  sagaWorkload,
+];
 
 /** The workload owning a workflow name, if any. */
 export function workloadOf(workflow: string): ChaosWorkload | undefined {

@@ -28,7 +28,13 @@ export async function runHandler(
   handlers: TaskHandlers,
   task: TaskMessage,
 ): Promise<TaskResponse> {
-  const base = { job: task.job, a: task.a, d: task.d, attempt: task.attempt };
+  const base = {
+    job: task.job,
+    a: task.a,
+    d: task.d,
+    attempt: task.attempt,
+    ...(task.revert ? { revert: true as const } : {}),
+  };
   try {
     const handler = handlers[task.task];
     if (!handler) throw new Error(`no handler for ${task.task}`);

@@ -15,7 +15,15 @@
  */
 import { z } from 'zod';
 import { COLLATION_DIGITS, isActiveDigit } from '../../core/collation-digits.js';
+import {
+  REVERT_ALL_CODE,
+  type RetryController,
+  type RetryValue,
+} from '../../core/retry-controller.js';
+import { transition } from '../../core/states.js';
+import { checkExpression } from '../../graph/check-fields.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
+import { visibleNames } from '../../graph/scopes.js';
 import {
   description,
   expression,
@@ -24,9 +32,9 @@ import {
 } from '../../graph/workflow-document.js';
 import type { ErrorRecord, Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
+import { continueScopeRevert, failRun, firstRun, startRun } from '../scope-retry.js';
 import type { Step } from '../step.js';
-import { childThread, threadOf } from '../threads.js';
-import { enter } from '../transitions.js';
+import { threadOf } from '../threads.js';
 import { defineKind } from './activity-kind.js';
 
 /** A compiled scope. */
@@ -38,7 +46,35 @@ export interface CompiledScope extends CompiledActivityBase {
   entries: string[];
   /** JSONata over its members (by short id) giving its output. */
   output?: string;
+  /** Its retry controller (TaskFlow's), when it has one (`scope-retry.ts`). */
+  retry?: RetryController;
 }
+
+const retryController = z
+  .union([
+    z.strictObject({
+      times: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .meta({ description: 'Runs at most this many times.' }),
+    }),
+    z.strictObject({
+      for_each: z.union([z.array(z.unknown()).min(1), expression]).meta({
+        description:
+          'One run per value, in order, until one succeeds: a list, or JSONata over the job input (and outer activities) giving one.',
+      }),
+    }),
+    z.literal('revert').meta({ description: 'A failure reverts the scope and goes on outwards.' }),
+    z
+      .literal('revert_all')
+      .meta({ description: 'A failure reverts the scope, then the whole job.' }),
+  ])
+  .meta({
+    description:
+      "The scope's retry controller: what a failed run does (RETRY with the next value, REVERT or REVERT_ALL). Expressions inside read retry.value and retry.attempt.",
+  });
 
 /** The scope kind. */
 export const scope = defineKind({
@@ -56,10 +92,22 @@ export const scope = defineKind({
     output: expression
       .optional()
       .meta({ description: 'JSONata over its members (by id) giving the scope output.' }),
+    retry: retryController.optional(),
     join: join.optional(),
     description: description.optional(),
   }),
   innerExpressions: ['output'],
+  check({ id, fields }, { draft }, problems) {
+    // A for_each expression is evaluated where the scope stands: it sees what its own
+    // expressions would (the job input, outer activities, the members of scopes around).
+    const retry = fields.retry as { for_each?: unknown } | undefined;
+    if (typeof retry?.for_each !== 'string') return;
+    const around = draft.scopeOf.get(id);
+    const topLevel = [...draft.activities.keys()].filter((a) => !draft.scopeOf.has(a));
+    const names = visibleNames(around, topLevel, draft.scopes, draft.scopeOf);
+    if (around !== undefined) names.add('retry');
+    checkExpression(retry.for_each, ['activities', id, 'retry', 'for_each'], problems, names);
+  },
   compile(doc, base): CompiledScope {
     const inner = Object.keys(doc.activities);
     const targeted = new Set(
@@ -75,26 +123,24 @@ export const scope = defineKind({
       members: sorted(inner),
       entries: sorted(inner.filter((id) => !targeted.has(id))),
       ...(doc.output !== undefined && { output: doc.output }),
+      ...(doc.retry !== undefined && { retry: compileController(doc.retry) }),
     };
   },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const session = await step.addCounter(
-      { job: step.job.id, activity: address.a, field: 'sessions' },
-      1n,
-    );
-    step.putActivity({
-      activity: address.a,
-      dimension: address.d,
-      status: 'RUNNING',
-      attempt: Number(session),
-      startedAt: step.clock.now(),
-      finishedAt: null,
-    });
-    const thread = childThread(address.d, address.a, session);
-    for (const entry of activity.entries) enter(step, entry, thread);
+    await startRun(step, activity, address, await firstRun(step, activity));
   },
 });
+
+function compileController(doc: unknown): RetryController {
+  if (doc === 'revert') return { kind: 'revert' };
+  if (doc === 'revert_all') return { kind: 'revert_all' };
+  const value = doc as { times?: number; for_each?: unknown };
+  if (value.times !== undefined) return { kind: 'times', times: value.times };
+  return typeof value.for_each === 'string'
+    ? { kind: 'for_each', expression: value.for_each }
+    : { kind: 'for_each', values: value.for_each as RetryValue[] };
+}
 
 /**
  * Ends every scope a step of this chain asked about whose members are all done, and the
@@ -117,7 +163,19 @@ export async function closeScopes(last: Step): Promise<boolean> {
     const inside = last.successor(at.thread);
     const outside = last.successor(at.parent);
     const address = { job: last.job.id, a: activity.id, d: at.parent };
+    // A run being reverted (its controller decided) goes on with its next revert or its end.
+    const record = await outside.record(activity.id, at.parent);
+    if (record?.status === 'RETRYING' || record?.status === 'REVERTING') {
+      await continueScopeRevert(outside, activity, at);
+      await outside.noteStep('close', activity.id);
+      continue;
+    }
     const failed = await failedMember(inside, activity);
+    if (failed && (activity.retry || failed.code === REVERT_ALL_CODE)) {
+      await failRun(outside, activity, at, record, failed);
+      await outside.noteStep('close', activity.id);
+      continue;
+    }
     if (failed) {
       await finishActivity(outside, address, { outcome: 'error', error: failed });
     } else {
@@ -140,6 +198,10 @@ export async function closeScopes(last: Step): Promise<boolean> {
         continue;
       }
       await finishActivity(outside, address, { outcome: 'success', output });
+      if (activity.retry) {
+        // The controller's run succeeded: its record reads SUCCESS (finishActivity wrote it).
+        transition('retry', 'RUNNING', 'SUCCESS', `scope ${activity.id}`);
+      }
     }
     await outside.noteStep('close', activity.id);
   }

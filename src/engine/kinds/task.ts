@@ -45,6 +45,8 @@ export interface CompiledTask extends CompiledActivityBase {
   retry?: RetryPolicy;
   /** Per-attempt timeout. */
   timeoutMs?: number;
+  /** The handler that undoes it (TaskFlow's revert), run when the job reverts. */
+  revert?: string;
 }
 
 const retry = z
@@ -98,6 +100,10 @@ export const task = defineKind({
     input: expression.optional(),
     retry: retry.optional(),
     timeout: duration.optional().meta({ description: 'Per-attempt timeout.' }),
+    revert: z.string().min(1).optional().meta({
+      description:
+        'Handler that undoes this task when the job reverts (on_failure: revert); it gets { input, output, error } of the run.',
+    }),
     join: join.optional(),
     description: description.optional(),
   }),
@@ -118,6 +124,7 @@ export const task = defineKind({
         },
       }),
       ...(doc.timeout !== undefined && { timeoutMs: ms(doc.timeout) }),
+      ...(doc.revert !== undefined && { revert: doc.revert }),
     };
   },
   outcomeProblem: timesOutWhenSet,

@@ -34,6 +34,7 @@ import { history } from './ops/history.js';
 import { jobs } from './ops/jobs.js';
 import { journal } from './ops/journal.js';
 import { signals } from './ops/signals.js';
+import { stats } from './ops/stats.js';
 import { streams } from './ops/streams.js';
 import { timers } from './ops/timers.js';
 
@@ -67,6 +68,15 @@ export class PostgresStoreTx implements StoreTx {
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(ONE, (db) => jobs.listJobs(db, filter));
+  }
+  countJobs(filter?: JobFilter) {
+    return this.invoke(ONE, (db) => stats.countJobs(db, filter));
+  }
+  storeStats(now: number) {
+    return this.invoke(ONE, (db) => stats.storeStats(db, now));
+  }
+  lastStep() {
+    return this.invoke(ONE, (db) => stats.lastStep(db));
   }
   appendJournal(entries: JournalEntry[]) {
     return this.invoke(ONE, (db) => journal.appendJournal(db, entries));

@@ -32,6 +32,7 @@ import { SqliteHistory } from './ops/history.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteJournal } from './ops/journal.js';
 import { SqliteSignals } from './ops/signals.js';
+import { SqliteStats } from './ops/stats.js';
 import { SqliteStreams } from './ops/streams.js';
 import { SqliteTimers } from './ops/timers.js';
 
@@ -46,6 +47,7 @@ export interface SqliteOps {
   timers: SqliteTimers;
   signals: SqliteSignals;
   history: SqliteHistory;
+  stats: SqliteStats;
 }
 
 /** Prepares every statement once. */
@@ -61,6 +63,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     timers: new SqliteTimers(ctx, streams),
     signals: new SqliteSignals(ctx, streams),
     history: new SqliteHistory(ctx),
+    stats: new SqliteStats(ctx),
   };
 }
 
@@ -105,6 +108,15 @@ export class BoundStoreTx implements StoreTx {
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(R, () => this.ops.jobs.listJobs(filter));
+  }
+  countJobs(filter?: JobFilter) {
+    return this.invoke(R, () => this.ops.stats.countJobs(filter));
+  }
+  storeStats(now: number) {
+    return this.invoke(R, () => this.ops.stats.storeStats(now));
+  }
+  lastStep() {
+    return this.invoke(R, () => this.ops.stats.lastStep());
   }
   appendJournal(entries: JournalEntry[]) {
     return this.invoke(W, () => this.ops.journal.appendJournal(entries));

@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderChaosReport } from '../../support/chaos-report.js';
 import { type ChaosResult, runChaos } from '../../support/chaos-run.js';
+import { CHAOS_WORKLOADS } from '../../support/chaos-workloads.js';
 import { freshStoreUrl, type TestStoreLocation } from '../../support/store-under-test.js';
 
 let location: TestStoreLocation;
@@ -23,8 +24,8 @@ function expectClean(result: ChaosResult, jobs: number): void {
   const f = result.facts;
   expect(f.jobsStarted).toBe(jobs);
   expect(f.jobsEnded).toBe(jobs);
-  // Half the jobs are graph jobs with one awaited child each; half are code-first.
-  expect(f.childJobsEnded).toBe(Math.ceil(jobs / 2));
+  // Job i runs workload i % 3: graph jobs (one awaited child each), code-first, sagas.
+  expect(f.childJobsEnded).toBe(Math.ceil(jobs / CHAOS_WORKLOADS.length));
   expect(f.jobsLost + f.jobsFailed + f.jobsEndedTwice + f.stepsRunTwice).toBe(0);
   expect(f.rerunsUnaccounted).toBe(0);
   expect(f.handlerReruns).toBe(f.rerunsKilledMidHandler + f.rerunsKilledBeforeCommit);

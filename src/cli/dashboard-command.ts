@@ -1,0 +1,76 @@
+/**
+ * `weft dashboard`: the web dashboard and its HTTP API on the store every other command
+ * uses, until SIGTERM or SIGINT.
+ *
+ *     weft dashboard [--port 7070] [--host 127.0.0.1] [--store URL] [--token T]
+ *
+ * Bound beyond loopback it refuses to start without a token (`--token` or
+ * `WEFT_DASHBOARD_TOKEN`); with one, the API and `/metrics` need `Authorization: Bearer`.
+ */
+import type { Command } from 'commander';
+import { toErrorRecord, WeftError } from '../core/errors.js';
+import { startDashboard } from '../server/dashboard.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { listenForInterrupt } from './interrupt.js';
+import { wholeNumber } from './numeric-option.js';
+import type { Output } from './print.js';
+
+interface DashboardFlags {
+  store?: string;
+  port: number;
+  host: string;
+  token?: string;
+}
+
+/** Adds `weft dashboard` to the program; `setExit` receives its exit code. */
+export function registerDashboardCommand(
+  program: Command,
+  output: Output,
+  setExit: (code: number) => void,
+): void {
+  program
+    .command('dashboard')
+    .description('serve the web dashboard and its HTTP API until SIGTERM')
+    .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
+    .option('--port <n>', 'port (0: any free port)', wholeNumber({ min: 0, max: 65535 }), 7070)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--token <token>', 'token the API requires (default: $WEFT_DASHBOARD_TOKEN)')
+    .action(async (flags: DashboardFlags) => {
+      let store: Store | undefined;
+      const interrupt = listenForInterrupt();
+      try {
+        const token = flags.token ?? process.env.WEFT_DASHBOARD_TOKEN;
+        // Refuse before touching the store: a bad host is the user's to fix first.
+        if (token === undefined || token === '') {
+          const { isLoopback } = await import('../server/dashboard.js');
+          if (!isLoopback(flags.host)) {
+            output.err(
+              `error: refusing to listen on ${flags.host} without a token: pass --token or set WEFT_DASHBOARD_TOKEN`,
+            );
+            setExit(1);
+            return;
+          }
+        }
+        store = await openStore(flags.store ?? process.env.WEFT_STORE);
+        const dashboard = await startDashboard({
+          store,
+          port: flags.port,
+          host: flags.host,
+          ...(token !== undefined && token !== '' && { token }),
+        });
+        output.out(`weft dashboard on ${dashboard.url} (store ${store.url})`);
+        await interrupt.received;
+        await dashboard.close();
+        setExit(0);
+      } catch (error) {
+        output.err(
+          `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
+        );
+        setExit(1);
+      } finally {
+        interrupt.dispose();
+        await store?.close();
+      }
+    });
+}

@@ -1,0 +1,121 @@
+/**
+ * `GET /healthz` (200 `{ ok: true, store, token }` when the store answers — `token`: whether
+ * the API wants one — 503 otherwise) and
+ * `GET /metrics` in the Prometheus text format: jobs by state, steps and handler runs
+ * (totals, and per second since the previous scrape), stream depths, held messages and
+ * expired leases per stream, dead letters per stream.
+ */
+import { Hono } from 'hono';
+import { FLOW_STATES } from '../../core/states.js';
+import { DURABLE_STREAM } from '../../durable/durable-messages.js';
+import { ENGINE_STREAM } from '../../engine/messages.js';
+import type { StoreStats } from '../../store/records.js';
+import type { Store } from '../../store/store.js';
+
+const labelValue = (v: string) =>
+  v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+/** The Prometheus text of a store's numbers; `rates` are per second since the last scrape. */
+export function metricsText(
+  stats: StoreStats,
+  rates: { steps: number; handlerRuns: number },
+): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+  };
+  metric(
+    'weft_jobs',
+    'gauge',
+    'Jobs by state.',
+    FLOW_STATES.map((s) => [`{state="${s}"}`, stats.jobs[s] ?? 0]),
+  );
+  metric('weft_steps_total', 'counter', 'Engine steps committed (history lines).', [
+    ['', stats.steps],
+  ]);
+  metric('weft_steps_per_second', 'gauge', 'Steps per second since the previous scrape.', [
+    ['', rates.steps],
+  ]);
+  metric('weft_handler_runs_total', 'counter', 'Task handler attempts recorded.', [
+    ['', stats.handlerRuns],
+  ]);
+  metric(
+    'weft_handler_runs_per_second',
+    'gauge',
+    'Handler attempts per second since the previous scrape.',
+    [['', rates.handlerRuns]],
+  );
+  // The engine's own streams are always listed, at 0 when empty.
+  const streams = [...stats.streams];
+  for (const stream of [ENGINE_STREAM, DURABLE_STREAM]) {
+    if (!streams.some((s) => s.stream === stream)) {
+      streams.push({ stream, messages: 0, claimed: 0, expiredLeases: 0, deadLetters: 0 });
+    }
+  }
+  const per = (pick: (s: StoreStats['streams'][number]) => number) =>
+    streams.map((s): [string, number] => [`{stream="${labelValue(s.stream)}"}`, pick(s)]);
+  metric(
+    'weft_stream_depth',
+    'gauge',
+    'Messages on each stream, waiting or held.',
+    per((s) => s.messages),
+  );
+  metric(
+    'weft_stream_claimed',
+    'gauge',
+    'Messages held under a live lease.',
+    per((s) => s.claimed),
+  );
+  metric(
+    'weft_lease_expiries',
+    'gauge',
+    'Messages held past their lease.',
+    per((s) => s.expiredLeases),
+  );
+  metric(
+    'weft_dead_letters',
+    'gauge',
+    'Dead letters by the stream they came from.',
+    per((s) => s.deadLetters),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `/healthz` and `/metrics`; `now` reads the clock. */
+export function healthRoutes(
+  store: Store,
+  now: () => number = Date.now,
+  tokenRequired = false,
+): {
+  open: Hono;
+  guarded: Hono;
+} {
+  const open = new Hono();
+  open.get('/healthz', async (c) => {
+    try {
+      await store.lastStep();
+      return c.json({ ok: true, store: store.dialect, token: tokenRequired });
+    } catch (error) {
+      return c.json({ ok: false, error: (error as Error).message }, 503);
+    }
+  });
+  const guarded = new Hono();
+  let previous: { at: number; steps: number; handlerRuns: number } | undefined;
+  guarded.get('/metrics', async (c) => {
+    const at = now();
+    const stats = await store.storeStats(at);
+    const seconds = previous ? (at - previous.at) / 1000 : 0;
+    const rate = (n: number, before: number) =>
+      seconds > 0 ? Math.max(0, Math.round(((n - before) / seconds) * 100) / 100) : 0;
+    const rates = {
+      steps: rate(stats.steps, previous?.steps ?? 0),
+      handlerRuns: rate(stats.handlerRuns, previous?.handlerRuns ?? 0),
+    };
+    previous = { at, steps: stats.steps, handlerRuns: stats.handlerRuns };
+    return c.text(metricsText(stats, rates), 200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+    });
+  });
+  return { open, guarded };
+}

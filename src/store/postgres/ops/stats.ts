@@ -1,0 +1,69 @@
+/**
+ * PostgreSQL monitoring reads: jobs counted by state (over `weft_jobs_state`, or the
+ * workflow's index), per-stream depths and lease expiries, dead letters by stream, the
+ * history's id high-water mark (steps so far) and handler attempts.
+ */
+import { countConditions, jobCounts, streamStats } from '../../job-stats.js';
+import type { JobCounts, JobFilter, StoreStats } from '../../records.js';
+import { type Db, type Statement, sql } from './context.js';
+
+const counts = new Map<string, Statement>();
+const MESSAGES = sql(
+  'stats_messages',
+  `SELECT stream, count(*)::int AS n,
+      count(*) FILTER (WHERE consumer IS NOT NULL AND lease_until > $1::bigint)::int AS claimed,
+      count(*) FILTER (WHERE consumer IS NOT NULL AND lease_until <= $1::bigint)::int AS expired
+    FROM weft_messages GROUP BY stream`,
+);
+const DEAD = sql(
+  'stats_dead',
+  'SELECT stream, count(*)::int AS n FROM weft_dead_letters GROUP BY stream',
+);
+const STEPS = sql('stats_steps', 'SELECT coalesce(max(id), 0)::bigint AS n FROM weft_history');
+const RUNS = sql(
+  'stats_runs',
+  'SELECT coalesce(sum(attempt), 0)::bigint AS n FROM weft_activities',
+);
+
+export const stats = {
+  async countJobs(db: Db, filter: JobFilter = {}): Promise<JobCounts> {
+    const conditions = countConditions(filter);
+    const where = conditions
+      .map((c, i) => `${c.column} ${c.op} $${i + 1}${c.column === 'created_at' ? '::bigint' : ''}`)
+      .join(' AND ');
+    const text = `SELECT state, count(*)::int AS n FROM weft_jobs${where ? ` WHERE ${where}` : ''} GROUP BY state`;
+    let statement = counts.get(text);
+    if (!statement) {
+      statement = sql(`job_count_${counts.size}`, text);
+      counts.set(text, statement);
+    }
+    return jobCounts(
+      await db.rows<{ state: string; n: number }>(
+        statement,
+        conditions.map((c) => c.value),
+      ),
+    );
+  },
+
+  async lastStep(db: Db): Promise<number> {
+    const [row] = await db.rows<{ n: string }>(STEPS, []);
+    return Number(row?.n ?? 0);
+  },
+
+  async storeStats(db: Db, now: number): Promise<StoreStats> {
+    const [messages, dead, [steps], [runs]] = [
+      await db.rows<{ stream: string; n: number; claimed: number; expired: number }>(MESSAGES, [
+        now,
+      ]),
+      await db.rows<{ stream: string; n: number }>(DEAD, []),
+      await db.rows<{ n: string }>(STEPS, []),
+      await db.rows<{ n: string }>(RUNS, []),
+    ];
+    return {
+      jobs: await stats.countJobs(db),
+      streams: streamStats(messages, dead),
+      steps: Number(steps?.n ?? 0),
+      handlerRuns: Number(runs?.n ?? 0),
+    };
+  },
+};

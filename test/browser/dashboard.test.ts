@@ -1,0 +1,245 @@
+/**
+ * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
+ * jobs list, a running job's graph, signals its hook from the page and sees the hook's
+ * digit change (5 paused → 4 released) live, opens the activity panel, the workflows and
+ * dead-letter pages and a code-first-free jobs filter — saving screenshots to
+ * docs/screenshots/ and failing on any console error on any page.
+ *
+ * Without /usr/bin/chromium the test is skipped with a message; with CI=true it fails.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/server/dashboard.js';
+import { REPO_ROOT } from '../support/weft-cli.js';
+import { type DashboardFixture, dashboardFixture } from './dashboard-fixture.js';
+
+const CHROMIUM = process.env.WEFT_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI === 'true') {
+    throw new Error(`CI: ${CHROMIUM} is missing; .ci/run installs Debian's chromium`);
+  }
+  console.warn(`weft: ${CHROMIUM} not found; the dashboard browser tests are skipped`);
+}
+
+/** What the page's `location` is, as far as these tests read it. */
+interface Location {
+  hash: string;
+}
+
+const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
+
+describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
+  let fixture: DashboardFixture;
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    fixture = await dashboardFixture();
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.close();
+  });
+
+  /** Goes to a page of the dashboard and checks, on leaving, that it logged no error. */
+  const visit = async (hash: string) => {
+    await page.goto(`${fixture.dashboard.url}/${hash}`);
+  };
+  const noConsoleErrors = () => expect(consoleErrors).toEqual([]);
+
+  it('lists jobs live: a job started after the page opened appears without a reload', async () => {
+    const first = await fixture.client.start('order', { sku: 'tea' });
+    await visit('#/jobs');
+    await page.waitForSelector(`tr[data-job="${first.id}"]`);
+    const second = await fixture.client.start('order', { sku: 'figs' });
+    await page.waitForSelector(`tr[data-job="${second.id}"]`, { timeout: 15_000 });
+    // Newest first.
+    const ids = await page.$$eval('tr[data-job]', (rows) =>
+      rows.map((r) => r.getAttribute('data-job')),
+    );
+    expect(ids.slice(0, 2)).toEqual([second.id, first.id]);
+    await page.waitForSelector('button.count[data-state="RUNNING"]');
+    await page.screenshot({ path: join(SHOTS, 'jobs.png') });
+    noConsoleErrors();
+  });
+
+  it("draws a running job's graph, and a signal sent from the page moves the hook's digit", async () => {
+    const job = await fixture.client.start('order', { sku: 'plums' });
+    await visit(`#/job/${job.id}`);
+    // The hook waits: digit 5 (paused), in the graph and in the key strip under it.
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="5"]', {
+      timeout: 20_000,
+    });
+    expect(await page.textContent('.kcell[data-activity="approve"] .kdigit')).toBe('5');
+    const key = await page.getAttribute('[data-key]', 'data-key');
+    const digits = await page.$$eval('.kcell', (cells) =>
+      cells.map((c) => c.querySelector('.kdigit')?.textContent ?? '').join(''),
+    );
+    expect(digits).toBe(key);
+    await page.click('svg.graph .node[data-activity="approve"]');
+    await page.waitForSelector('aside.panel h2:has-text("approve")');
+    await page.screenshot({ path: join(SHOTS, 'job-graph.png') });
+
+    await page.click('aside.panel button[data-action="signal"]');
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.fill('dialog#confirm textarea[name="signal-data"]', '{"by":"ana"}');
+    await page.screenshot({ path: join(SHOTS, 'signal-dialog.png') });
+    await page.click('#confirm-yes');
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="4"]', {
+      timeout: 20_000,
+    });
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    expect(await page.textContent('.kcell[data-activity="approve"] .kdigit')).toBe('4');
+    await page.click('svg.graph .node[data-activity="charge"]');
+    await page.waitForSelector('aside.panel table.sem');
+    await page.screenshot({ path: join(SHOTS, 'job-done.png') });
+    const done = await fixture.client.result(job.id);
+    expect(done.state).toBe('SUCCESS');
+    const history = await fixture.client.history(job.id);
+    expect(history.some((e) => e.activity === 'approve')).toBe(true);
+    noConsoleErrors();
+  });
+
+  it('reruns a finished job from an activity, after confirming, and opens the new job', async () => {
+    const job = await fixture.client.start('order', { sku: 'pears' });
+    await visit(`#/job/${job.id}?activity=ship`);
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="5"]', {
+      timeout: 20_000,
+    });
+    await fixture.client.signal(job.id, 'approved', null);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    await page.click('aside.panel button[data-action="rerun"]');
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.click('#confirm-yes');
+    await page.waitForFunction(
+      (old) => !(globalThis as unknown as { location: Location }).location.hash.includes(old),
+      job.id,
+    );
+    const rerunId = decodeURIComponent(page.url().split('#/job/')[1] ?? '');
+    expect(rerunId).not.toBe(job.id);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    // charge was kept (not run again), ship ran again.
+    expect((await fixture.client.history(rerunId)).some((e) => e.activity === 'charge')).toBe(
+      false,
+    );
+    expect((await fixture.client.result(rerunId)).state).toBe('SUCCESS');
+    noConsoleErrors();
+  });
+
+  it('draws a scope nested, a cycle and its threads, and opens the child job in a click', async () => {
+    const job = await fixture.client.start('fulfil', null);
+    await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('.jobhead .badge.s-success');
+    // The scope's members are drawn inside its box.
+    await page.waitForSelector('svg.graph .scope');
+    await page.waitForSelector('svg.graph .node[data-activity="payment.reserve"]');
+    const inside = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): Box | null } })
+        .document;
+      interface Box {
+        getBoundingClientRect(): { left: number; right: number; top: number; bottom: number };
+      }
+      const scope = doc.querySelector('svg.graph .scope rect')?.getBoundingClientRect();
+      const member = doc
+        .querySelector('svg.graph .node[data-activity="payment.capture"] rect')
+        ?.getBoundingClientRect();
+      return Boolean(
+        scope &&
+          member &&
+          member.left >= scope.left &&
+          member.right <= scope.right &&
+          member.top >= scope.top &&
+          member.bottom <= scope.bottom,
+      );
+    });
+    expect(inside).toBe(true);
+    // The cycle's re-entry is drawn, and count says it ran in several threads.
+    await page.waitForSelector('svg.graph path.edge.cycle');
+    expect(await page.textContent('svg.graph .node[data-activity="count"] .node-note')).toMatch(
+      /3 threads/,
+    );
+    await page.screenshot({ path: join(SHOTS, 'scope-cycle-child.png'), fullPage: true });
+    // The child job, a click away.
+    await page.click('ul.childlist a');
+    await page.waitForSelector('svg.graph .node[data-activity="print"]');
+    const child = (await fixture.client.status(job.id)).children[0]?.id as string;
+    expect(decodeURIComponent(page.url())).toContain(`#/job/${child}`);
+    noConsoleErrors();
+  });
+
+  it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
+    const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
+    await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('.codefirst h3:has-text("Branches")');
+    await page.waitForSelector('.jobhead .badge.s-success');
+    const works = await page.$$eval('.codefirst table', (tables) => tables.length);
+    expect(works).toBeGreaterThanOrEqual(3);
+    expect(await page.textContent('.codefirst')).toContain('book-flight');
+    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
+    noConsoleErrors();
+  });
+
+  it('cancels a job from the page after confirming', async () => {
+    const job = await fixture.client.start('order', { sku: 'kale' });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="5"]', {
+      timeout: 20_000,
+    });
+    await page.click('button[data-action="cancel"]');
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('.jobhead .badge.s-failure', { timeout: 20_000 });
+    expect((await fixture.client.result(job.id)).state).toBe('FAILURE');
+    noConsoleErrors();
+  });
+
+  it('asks for the token when the dashboard has one (before any refused request), then shows the jobs', async () => {
+    const locked = await startDashboard({
+      store: fixture.store,
+      client: fixture.client,
+      port: 0,
+      token: 'open-sesame',
+      pollMs: 100,
+    });
+    try {
+      await page.goto(`${locked.url}/#/jobs`);
+      await page.waitForSelector('h1:has-text("Token needed")');
+      await page.fill('input[name="token"]', 'open-sesame');
+      await page.click('button:has-text("Use token")');
+      await page.waitForSelector('tr[data-job]');
+      // Leave the page (its live stream) before the server goes away.
+      await page.goto('about:blank');
+    } finally {
+      await locked.close();
+    }
+    noConsoleErrors();
+  });
+
+  it('shows the workflows page with running jobs per activity, and the dead letters', async () => {
+    await visit('#/workflows');
+    await page.waitForSelector('section.workflow[data-workflow="order"] svg.graph');
+    await page.waitForSelector(
+      'section.workflow[data-workflow="order"] .node[data-activity="approve"][data-digit="5"]',
+      { timeout: 15_000 },
+    );
+    await page.screenshot({ path: join(SHOTS, 'workflows.png') });
+    await visit('#/dead-letters');
+    await page.waitForSelector('h1:has-text("Dead letters")');
+    await visit('#/jobs?state=SUCCESS');
+    await page.waitForSelector('tr[data-job]');
+    noConsoleErrors();
+  });
+});

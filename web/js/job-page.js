@@ -1,0 +1,305 @@
+// One job, live. A graph job: its graph coloured by digit, the collation key under it
+// with each digit under its activity, its child jobs and the activity panel
+// (activity-panel.js). A code-first job: its structure (code-first-view.js). Actions
+// (signal or event, cancel, pause, resume, rerun from an activity) each confirm.
+import { actionButton, signalForm } from './actions.js';
+import { renderActivityPanel } from './activity-panel.js';
+import { get, post, stream } from './api.js';
+import { renderCodeFirst } from './code-first-view.js';
+import { badge, fill, h, json, took, when } from './dom.js';
+import { drawGraph, keyStrip } from './graph.js';
+
+const FINAL = ['SUCCESS', 'FAILURE', 'REVERTED'];
+
+export function jobPage(root, id, params, { setLive, navigate }) {
+  let detail = null;
+  let selected = params.get('activity') ?? null;
+  let drawn = null;
+  let drawing = null;
+  const history = [];
+
+  const head = h('div.jobhead');
+  const waits = h('ul.waits');
+  const graphBox = h('div.graphbox');
+  const keyBox = h('div.keybox');
+  const children = h('div.children');
+  const panel = h('aside.panel');
+  const codeFirst = h('div.codefirst');
+  const historyBody = h('tbody');
+  const main = h('section.jobmain', {}, graphBox, keyBox, children, codeFirst);
+  const grid = h('div.jobgrid', {}, main, panel);
+  fill(
+    root,
+    head,
+    waits,
+    grid,
+    h(
+      'details.history',
+      {},
+      h('summary', {}, 'History'),
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['#', 'Step', 'Activity', 'Thread', 'Change', 'At', 'Worker'].map((c) =>
+              h('th', {}, c),
+            ),
+          ),
+        ),
+        historyBody,
+      ),
+    ),
+  );
+
+  const select = (activity) => {
+    selected = activity;
+    drawn?.select(activity);
+    render();
+  };
+
+  function renderHead() {
+    const job = detail.job;
+    const running = !FINAL.includes(job.state);
+    const hooks = detail.graph
+      ? Object.values(detail.graph.activities).filter((a) => a.kind === 'hook')
+      : [];
+    const signal = signalForm(
+      id,
+      hooks[0]?.signal ?? hooks[0]?.id ?? '',
+      job.model === 'graph' ? 'signal' : 'event',
+    );
+    fill(
+      head,
+      h(
+        'div.titlebar',
+        {},
+        h('h1', {}, h('span.mono', {}, job.id), ' ', badge(job.state)),
+        h(
+          'div.actions',
+          {},
+          actionButton(
+            job.model === 'graph' ? 'Signal' : 'Event',
+            `Send a ${job.model === 'graph' ? 'signal' : 'event'} to ${job.id}`,
+            signal.run,
+            { body: signal.body, disabled: !running },
+          ),
+          actionButton(
+            'Pause',
+            `Pause ${job.id}?`,
+            () => post(`/api/jobs/${encodeURIComponent(id)}/pause`),
+            { disabled: !running },
+          ),
+          actionButton(
+            'Resume',
+            `Resume ${job.id}?`,
+            () => post(`/api/jobs/${encodeURIComponent(id)}/resume`),
+            { disabled: !running },
+          ),
+          actionButton(
+            'Cancel',
+            `Cancel ${job.id}? It ends in FAILURE.`,
+            () => post(`/api/jobs/${encodeURIComponent(id)}/cancel`),
+            { danger: true, disabled: !running },
+          ),
+        ),
+      ),
+      h(
+        'dl.facts',
+        {},
+        h('dt', {}, 'workflow'),
+        h(
+          'dd',
+          {},
+          h(
+            'a',
+            { href: `#/workflows/${encodeURIComponent(job.workflow)}` },
+            `${job.workflow} v${job.version}`,
+          ),
+          job.model === 'durable' ? ' (code-first)' : '',
+        ),
+        h('dt', {}, 'created'),
+        h('dd', {}, when(job.createdAt)),
+        h('dt', {}, 'updated'),
+        h('dd', {}, when(job.updatedAt)),
+        h('dt', {}, 'finished'),
+        h(
+          'dd',
+          {},
+          job.finishedAt
+            ? `${when(job.finishedAt)} (took ${took(job.createdAt, job.finishedAt)})`
+            : '—',
+        ),
+        job.parent
+          ? [
+              h('dt', {}, 'parent'),
+              h(
+                'dd',
+                {},
+                h('a.mono', { href: `#/job/${encodeURIComponent(job.parent)}` }, job.parent),
+              ),
+            ]
+          : [],
+        job.collation
+          ? [
+              h('dt', {}, 'collation key'),
+              h('dd.mono', { 'data-key': job.collation }, job.collation),
+            ]
+          : [],
+        job.compositional && job.compositional !== job.collation
+          ? [h('dt', {}, 'compositional key'), h('dd.mono', {}, job.compositional)]
+          : [],
+      ),
+      job.error
+        ? h(
+            'div.errorbox',
+            {},
+            h('strong', {}, `${job.error.name}: ${job.error.message}`),
+            job.error.stack ? h('pre', {}, job.error.stack) : '',
+          )
+        : '',
+      job.output !== null && job.output !== undefined
+        ? h('details', {}, h('summary', {}, 'output'), json(job.output))
+        : '',
+      h('details', {}, h('summary', {}, 'input'), json(job.input)),
+    );
+    fill(waits, ...job.waitingFor.map((w) => h('li', {}, w)));
+  }
+
+  function digitOf(activity) {
+    return detail.digits.find((d) => d.activity === activity);
+  }
+
+  function threads(activity) {
+    return detail.records.filter((r) => r.activity === activity);
+  }
+
+  async function renderGraph() {
+    graphBox.hidden = !detail.graph;
+    grid.classList.toggle('nograph', !detail.graph);
+    if (!detail.graph) return;
+    const state = (activity) => {
+      const d = digitOf(activity);
+      const n = threads(activity).length;
+      const child = detail.job.children.filter(
+        (c) => c.parent === detail.job.id && childActivity(c) === activity,
+      ).length;
+      const note = [n > 1 ? `${n} threads` : '', child ? `${child} child` : '']
+        .filter(Boolean)
+        .join(', ');
+      return d ? { digit: d.digit, label: d.label, note } : undefined;
+    };
+    if (!drawn) {
+      drawing ??= drawGraph(graphBox, detail.graph, { state, onSelect: select, selected }).then(
+        (g) => {
+          drawn = g;
+        },
+      );
+      await drawing;
+    }
+    drawn.select(selected);
+    drawn.update(state);
+    fill(
+      keyBox,
+      h('h3', {}, 'Collation key'),
+      keyStrip(detail.flatKey ?? detail.job.collation, detail.graph.order, select),
+    );
+  }
+
+  function childActivity(child) {
+    const rec = detail.records.find(
+      (r) => r.output && typeof r.output === 'object' && r.output.job === child.id,
+    );
+    return rec?.activity ?? null;
+  }
+
+  function renderChildren() {
+    const kids = detail.job.children;
+    fill(
+      children,
+      kids.length
+        ? [
+            h('h3', {}, 'Child jobs'),
+            h(
+              'ul.childlist',
+              {},
+              kids.map((c) =>
+                h(
+                  'li',
+                  {},
+                  h('a.mono', { href: `#/job/${encodeURIComponent(c.id)}` }, c.id),
+                  ' ',
+                  badge(c.state),
+                  ` ${c.workflow} v${c.version}`,
+                  c.collation ? h('span.mono.muted', {}, ` ${c.collation}`) : '',
+                ),
+              ),
+            ),
+          ]
+        : [],
+    );
+  }
+
+  function renderHistory() {
+    fill(
+      historyBody,
+      ...history
+        .slice(-200)
+        .reverse()
+        .map((e) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, String(e.seq)),
+            h('td', {}, e.kind),
+            h('td', {}, e.activity ?? ''),
+            h('td', {}, e.dimension),
+            h('td.mono', {}, JSON.stringify(e.change)),
+            h('td', {}, when(e.at)),
+            h('td.mono', {}, e.worker ?? 'client'),
+          ),
+        ),
+    );
+  }
+
+  async function render() {
+    if (!detail) return;
+    renderHead();
+    renderChildren();
+    renderActivityPanel(panel, detail, selected, navigate);
+    renderCodeFirst(codeFirst, detail);
+    await renderGraph();
+  }
+
+  let stop = () => {};
+  get(`/api/jobs/${encodeURIComponent(id)}`).then(
+    (d) => {
+      detail = d;
+      render();
+      stop = stream(
+        `/api/jobs/${encodeURIComponent(id)}/events`,
+        (event, data) => {
+          if (event === 'job') {
+            detail = data;
+            render();
+          } else if (event === 'end') {
+            stop();
+            setLive(false);
+          } else if (event === 'history') {
+            history.push(...data);
+            renderHistory();
+          }
+        },
+        { onState: setLive, reconnect: true },
+      );
+    },
+    (error) => {
+      fill(root, h('h1', {}, 'Job ', h('span.mono', {}, id)), h('p.error-text', {}, error.message));
+    },
+  );
+  return () => stop();
+}
