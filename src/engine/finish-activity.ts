@@ -27,6 +27,11 @@ export interface ActivityEnd {
    * no transition handles always ends on 7.
    */
   digit?: CollationDigit;
+  /**
+   * The activity is a scope whose retry controller writes its record's state itself
+   * (scope-retry.ts: REVERTING → REVERTED or REVERT_FAILURE): the end leaves the state to it.
+   */
+  controller?: true;
 }
 
 /** Ends an activity and settles its transitions. */
@@ -44,7 +49,7 @@ export async function finishActivity(
   step.putActivity({
     activity: address.a,
     dimension: address.d,
-    status,
+    ...(end.controller ? {} : { status }),
     output: end.output ?? null,
     error: end.error ?? null,
     finishedAt: step.clock.now(),

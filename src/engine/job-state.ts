@@ -24,6 +24,12 @@ export interface ActivityMoveOptions {
   machine?: 'task' | 'retry';
   /** TaskFlow's reset(): the record may go back to PENDING from any state. */
   reset?: boolean;
+  /**
+   * The caller checked the move on `machine` itself (a retry controller, which reads its
+   * running scope's record as the machine's SUCCESS: scope-retry.ts); only the state's
+   * membership is checked here.
+   */
+  checked?: boolean;
 }
 
 /** A counter as this chain sees it: the stored value plus its own adds. */
@@ -229,7 +235,7 @@ export class JobState {
     const to = write.status as string;
     const subject = `${write.activity}${dimension ? `/${dimension}` : ''} of job ${write.job}`;
     const known = this.records.has(key) || this.seeded.has(dimension);
-    if (!known) {
+    if (!known || options.checked) {
       // A thread this chain never read: the store's own check (a known state) is all.
       if (!isActivityState(to)) throw new InvalidStateError(`task ${subject}`, '?', to);
       return;
