@@ -186,6 +186,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       positiveWholeNumber,
       600_000,
     )
+    .option(
+      '--lease-ms <ms>',
+      "how long a claim holds a message (renewed while its handler runs); a dead worker's work is taken over, and its job resumed, once it runs out",
+      positiveWholeNumber,
+      30_000,
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .action(
       withStore((store, opts) =>
@@ -197,6 +203,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
             logFormat: opts.logFormat as string | undefined,
             graceMs: opts.graceMs as number,
             giveUpMs: opts.giveUpMs as number,
+            leaseMs: opts.leaseMs as number,
           },
           output,
         ),
@@ -230,8 +237,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     );
 
   for (const [op, description] of [
-    ['pause', 'pause a code-first job: actions buffer, no decision runs'],
-    ['resume', 'resume a paused (or modified) code-first job'],
+    [
+      'pause',
+      'pause a job (graph or code-first): SUSPENDING while its running tasks finish, then SUSPENDED; nothing new starts',
+    ],
+    ['resume', 'resume a SUSPENDED job (or a code-first job stopped by a code change)'],
     ['terminate', 'terminate a code-first job'],
   ] as const) {
     storeOption(program.command(`${op} <job>`))

@@ -46,6 +46,12 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
     `created ${view.createdAt}${view.finishedAt ? `  finished ${view.finishedAt}` : ''}`,
     ...view.waitingFor,
   ];
+  if (view.resumptions > 0) {
+    const times = view.resumptions === 1 ? 'once' : `${view.resumptions} times`;
+    lines.push(
+      `resumed ${times} after a worker's lease ran out (it died or stalled; \`weft history\` names it)`,
+    );
+  }
   if (view.collation) {
     lines.push(`collation ${view.collation}`);
     if (view.compositional && view.children.length > 0) {

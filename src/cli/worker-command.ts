@@ -21,6 +21,8 @@ export interface WorkerCommandOptions {
   graceMs?: number;
   /** How long the store may stay unreachable before the worker gives up. */
   giveUpMs?: number;
+  /** How long a claim holds a message before another worker may take it over. */
+  leaseMs?: number;
 }
 
 /** What `stop()` may take beyond the grace period before the process exits anyway. */
@@ -44,6 +46,7 @@ export async function runWorkerCommand(
     concurrency: options.concurrency ?? 10,
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
   });
   const interrupt = listenForInterrupt((signal) =>
     output.err(`weft worker: ${signal} again: exiting now`),

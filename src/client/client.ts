@@ -20,6 +20,7 @@ import { signalKey } from '../engine/kinds/hook.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
+import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { Models } from '../models/models.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
@@ -260,14 +261,48 @@ export class Client {
     );
   }
 
-  /** Pauses a code-first instance: actions still arrive and buffer, no decision runs. */
+  /**
+   * Pauses a job, graph or code-first, as TaskFlow suspends a flow: it moves to
+   * SUSPENDING and starts nothing new (its waiting work is kept, parked), the task
+   * handlers running now finish and their results are recorded, and it moves to
+   * SUSPENDED once none runs — at once when none does — or ends, if its last work
+   * finished meanwhile. A code-first instance's actions still arrive and buffer; no
+   * decision runs. Pausing a suspending or suspended job changes nothing.
+   */
   async pause(jobId: string): Promise<JobRecord> {
-    return this.controlDurable(jobId, 'pause');
+    const job = await this.runningJob(jobId, 'pause');
+    if (job.model === 'durable') return this.controlDurable(jobId, 'pause');
+    await this.store.transaction(async (tx) => {
+      const locked = await tx.lockJob(jobId);
+      if (locked) await suspendJob(tx, locked, { now: this.clock.now() });
+    });
+    return (await this.store.getJob(jobId)) as JobRecord;
   }
 
-  /** Resumes a paused (or modified, once the code is fixed) code-first instance. */
+  /**
+   * Resumes a SUSPENDED job: RUNNING again, its parked work back, and it carries on where
+   * it stopped (a code-first instance stopped by a code change retries its decision with
+   * the code now deployed). A job still SUSPENDING is refused (`InvalidStateError`):
+   * resume it once its running handlers have finished.
+   */
   async resume(jobId: string): Promise<JobRecord> {
-    return this.controlDurable(jobId, 'resume');
+    const job = await this.runningJob(jobId, 'resume');
+    if (job.model === 'durable') return this.controlDurable(jobId, 'resume');
+    await this.store.transaction(async (tx) => {
+      const locked = await tx.lockJob(jobId);
+      if (locked) await resumeJob(tx, locked, { now: this.clock.now() });
+    });
+    return (await this.store.getJob(jobId)) as JobRecord;
+  }
+
+  /** A job that has not ended, for `what`. */
+  private async runningJob(jobId: string, what: string): Promise<JobRecord> {
+    const job = await this.store.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    if (isFinalFlowState(job.state)) {
+      throw new ValidationError(`job ${jobId} has already ended (${job.state})`, what);
+    }
+    return job;
   }
 
   /** Terminates a code-first instance: it ends in FAILURE, its waits cancelled. */

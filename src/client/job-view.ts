@@ -14,6 +14,7 @@ import type { Models } from '../models/models.js';
 import { isoTime } from '../models/view-time.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { RESUMPTIONS_FIELD } from '../worker/resumption.js';
 
 export type { ActivityView } from '../models/activity-view.js';
 export { humanDuration } from '../models/view-time.js';
@@ -42,6 +43,12 @@ export interface JobView {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /**
+   * How many times a worker took the job over after its holder's lease ran out (it
+   * died, or stalled) and resumed it (RESUMING → SUSPENDED → RUNNING); 0 when never.
+   * `weft history` has a `resumption` line for each, naming the worker and the message.
+   */
+  resumptions: number;
   /** Code-first jobs: the engine's instance structure (branches, executions, statuses, …). */
   instance?: Json;
 }
@@ -90,6 +97,7 @@ export async function jobView(
     createdAt: isoTime(job.createdAt) as string,
     updatedAt: isoTime(job.updatedAt) as string,
     finishedAt: isoTime(job.finishedAt),
+    resumptions: Number((await tx.getCounter({ job: job.id, field: RESUMPTIONS_FIELD })) ?? 0n),
     ...(instance !== undefined && { instance }),
   };
   return { view, node };

@@ -182,3 +182,38 @@ export const FLOW_FINAL_STATES: readonly FlowState[] = ['SUCCESS', 'FAILURE', 'R
 export function isFinalFlowState(state: FlowState): boolean {
   return FLOW_FINAL_STATES.includes(state);
 }
+
+/** What an activity record stores: a task's state, or a retry controller's. */
+export type ActivityState = RetryState;
+
+/** True when `state` is a state of the task or the retry machine. */
+export function isActivityState(state: string): state is ActivityState {
+  return (RETRY_STATES as readonly string[]).includes(state);
+}
+
+/**
+ * Checks a move of an activity record on the task machine (`retry` for a retry
+ * controller's record). `reset` is TaskFlow's `reset()`: any atom may be set back to
+ * PENDING (an operator's requeue of a dead letter does it); nothing else bypasses the
+ * machine. Throws {@link InvalidStateError} on an illegal move.
+ */
+export function activityMove(
+  machine: 'task' | 'retry',
+  from: ActivityState,
+  to: ActivityState,
+  subject?: string,
+  options: { reset?: boolean } = {},
+): TransitionOutcome {
+  if (options.reset && to === 'PENDING' && isActivityState(from)) {
+    return from === to ? 'same' : 'move';
+  }
+  if (machine === 'task' && (from === 'RETRYING' || to === 'RETRYING')) {
+    throw new InvalidStateError(
+      subject ? `task ${subject}` : 'task',
+      from,
+      to,
+      'RETRYING is a retry state',
+    );
+  }
+  return transition(machine, from as never, to as never, subject);
+}

@@ -31,6 +31,7 @@ import {
 } from '../core/semaphore.js';
 import { isFinalFlowState } from '../core/states.js';
 import { taskStream } from '../engine/messages.js';
+import { dropParked, resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
 import type {
   ErrorRecord,
   JobRecord,
@@ -422,11 +423,25 @@ export class DurableEngine {
     const writes = this.planWrites(job.id, loaded, instance);
     if (writes.journal.length > 0) await tx.appendJournal(writes.journal);
     const final = isFinalFlowState(target);
-    await moveJobState(tx, job.id, job.state, target, {
+    const patch = {
       ...writes.patch,
       ...(final ? { output: instance.output, error: instance.error } : {}),
       ...(target === 'SUSPENDED' ? { error: instance.error } : {}),
-    });
+    };
+    // Pausing and resuming go as for any job (engine/suspension.ts): SUSPENDING while a
+    // task handler runs, its waiting tasks parked, SUSPENDED once none runs.
+    const context = { now: this.clock.now(), worker: this.worker };
+    const running = job.state === 'RUNNING' || job.state === 'SUSPENDING';
+    const stopped = job.state === 'SUSPENDED' || job.state === 'SUSPENDING';
+    if ((target === 'SUSPENDED' && running) || (target === 'RUNNING' && stopped)) {
+      if (Object.keys(patch).length) await tx.updateJob(job.id, patch);
+      if (target === 'RUNNING') await resumeJob(tx, job, context, { line: false });
+      else if (job.state === 'RUNNING') await suspendJob(tx, job, context);
+      else await settleSuspending(tx, job.id, context);
+      return;
+    }
+    await moveJobState(tx, job.id, job.state, target, patch);
+    if (final && stopped) await dropParked(tx, job.id);
   }
 
   private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {

@@ -41,6 +41,10 @@ export async function failDeadLettered(
       if (before === COLLATION_DIGITS.pending) await step.move(address.a, COLLATION_DIGITS.started);
       await step.move(address.a, COLLATION_DIGITS.errored);
       record = { ...error, digitBefore: before };
+      const held = (await step.record(address.a, address.d))?.status ?? 'PENDING';
+      if (held === 'PENDING') {
+        step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
+      }
       step.putActivity({
         activity: address.a,
         dimension: address.d,
@@ -66,13 +70,20 @@ export async function reopenDeadLettered(
   const path = before === undefined ? undefined : BACK[before];
   if (address && path && (await step.digit(address.a)) === COLLATION_DIGITS.errored) {
     for (const digit of path) await step.move(address.a, digit);
-    step.putActivity({
-      activity: address.a,
-      dimension: address.d,
-      status: before === COLLATION_DIGITS.pending ? 'PENDING' : 'RUNNING',
-      error: null,
-      finishedAt: null,
-    });
+    // An operator's requeue is TaskFlow's reset(): back to PENDING, then running again.
+    step.putActivity(
+      {
+        activity: address.a,
+        dimension: address.d,
+        status: 'PENDING',
+        error: null,
+        finishedAt: null,
+      },
+      { reset: true },
+    );
+    if (before !== COLLATION_DIGITS.pending) {
+      step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
+    }
   }
   step.endJob('FAILURE', 'RUNNING', { error: null, output: null, finishedAt: null });
 }

@@ -27,6 +27,11 @@ export interface ActivityEnd {
    * no transition handles always ends on 7.
    */
   digit?: CollationDigit;
+  /**
+   * The activity is a scope whose retry controller writes its record's state itself
+   * (scope-retry.ts: REVERTING → REVERTED or REVERT_FAILURE): the end leaves the state to it.
+   */
+  controller?: true;
 }
 
 /** Ends an activity and settles its transitions. */
@@ -36,10 +41,15 @@ export async function finishActivity(
   end: ActivityEnd,
 ): Promise<void> {
   const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
+  // An activity that ends in the step that entered it (a trigger, say) still runs first:
+  // PENDING -> RUNNING -> SUCCESS/FAILURE, as the task machine goes.
+  if (((await step.record(address.a, address.d))?.status ?? 'PENDING') === 'PENDING') {
+    step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
+  }
   step.putActivity({
     activity: address.a,
     dimension: address.d,
-    status,
+    ...(end.controller ? {} : { status }),
     output: end.output ?? null,
     error: end.error ?? null,
     finishedAt: step.clock.now(),

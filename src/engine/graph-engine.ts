@@ -30,12 +30,16 @@ import {
 } from './messages.js';
 import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
+import { isNewWork, parked, settleSuspending, startsNothing } from './suspension.js';
 import { QUEUED_FIELD } from './transitions.js';
 
 /** What one step did, for the worker's bookkeeping and tests. */
 export interface StepResult {
-  /** `ran`: the step did its work; `duplicate`: the semaphore refused it; `dropped`: the job is gone or over. */
-  status: 'ran' | 'duplicate' | 'dropped';
+  /**
+   * `ran`: the step did its work; `duplicate`: the semaphore refused it; `dropped`: the
+   * job is gone or over; `parked`: the job is suspended, and the entry waits for its resume.
+   */
+  status: 'ran' | 'duplicate' | 'dropped' | 'parked';
   /** The job ended in this step, in this state. */
   ended?: JobRecord['state'];
 }
@@ -67,6 +71,8 @@ interface BatchWork {
   kind: GraphHistoryKind;
   a: string;
   body: (step: Step) => Promise<boolean>;
+  /** The engine message, for an entry (parked as it is while its job is suspended). */
+  message?: EngineMessage;
 }
 
 /** How many more steps the current call may run inline. */
@@ -108,7 +114,14 @@ export class GraphEngine {
   async handleBatch(tx: StoreTx, messages: readonly EngineMessage[]): Promise<StepResult[]> {
     return this.runBatch(
       tx,
-      messages.map((m) => ({ job: m.job, d: m.d, kind: m.k, a: m.a, body: this.bodyOf(m) })),
+      messages.map((m) => ({
+        job: m.job,
+        d: m.d,
+        kind: m.k,
+        a: m.a,
+        body: this.bodyOf(m),
+        message: m,
+      })),
     );
   }
 
@@ -151,8 +164,11 @@ export class GraphEngine {
 
   private async runBatch(tx: StoreTx, works: BatchWork[]): Promise<StepResult[]> {
     const ids = [...new Set(works.map((w) => w.job))];
+    // A suspending or suspended job records what arrives for it (task results, wake-ups,
+    // signals, children) but starts nothing: its entries, and the new work its steps plan,
+    // are parked until it resumes.
     const live = (await tx.lockJobs(ids)).filter(
-      (job) => job.state === 'RUNNING' && job.model === 'graph',
+      (job) => (job.state === 'RUNNING' || startsNothing(job.state)) && job.model === 'graph',
     );
     const liveIds = live.map((job) => job.id);
     // Only the threads the batch's messages run in (and the job's own, '') are read: a
@@ -174,13 +190,41 @@ export class GraphEngine {
     const results: StepResult[] = [];
     for (const work of works) {
       const state = states.get(work.job);
-      if (state?.job.state !== 'RUNNING') {
+      const at = state?.job.state;
+      if (!state || !at || !(at === 'RUNNING' || startsNothing(at))) {
         results.push({ status: 'dropped' });
         continue;
       }
-      results.push(await this.advance(tx, state, work, { left: this.inlineSteps }));
+      if (at !== 'RUNNING' && work.message?.k === 'enter') {
+        const payload = work.message as unknown as Json;
+        state.plan.append.push(parked(work.job, { stream: ENGINE_STREAM, payload }));
+        results.push({ status: 'parked' });
+        continue;
+      }
+      const budget = { left: at === 'RUNNING' ? this.inlineSteps : 0 };
+      results.push(await this.advance(tx, state, work, budget));
+    }
+    for (const state of states.values()) {
+      if (!startsNothing(state.job.state)) continue;
+      const id = state.job.id;
+      const append = state.plan.append;
+      append.splice(
+        0,
+        append.length,
+        ...append.map((m) =>
+          isNewWork(id, m) ? parked(id, m as { stream: string; payload: Json }) : m,
+        ),
+      );
     }
     await applyUnit(tx, this.signed(mergeUnits([...states.values()].map((s) => s.unit()))));
+    for (const state of states.values()) {
+      if (state.job.state !== 'SUSPENDING') continue;
+      if (
+        await settleSuspending(tx, state.job.id, { now: this.clock.now(), worker: this.worker })
+      ) {
+        state.job.state = 'SUSPENDED';
+      }
+    }
     return results;
   }
 
@@ -259,7 +303,9 @@ export class GraphEngine {
     error: ErrorRecord,
   ): Promise<boolean> {
     const job = await tx.lockJob(jobId);
-    if (job?.state !== 'RUNNING' || job.model !== 'graph') return false;
+    if (!job || !(job.state === 'RUNNING' || startsNothing(job.state)) || job.model !== 'graph') {
+      return false;
+    }
     const state = new JobState(tx, job);
     const step = await this.newStep(tx, state, '');
     const address = addressOf(step, payload);
@@ -372,7 +418,10 @@ export class GraphEngine {
     error: ErrorRecord | null,
   ): JobRecord['state'] {
     const { job } = step;
-    step.endJob('RUNNING', state, { output, error, finishedAt: this.clock.now() });
+    // A suspending job may end (its last running work finished); a suspended one ends
+    // through RUNNING, the only move out of SUSPENDED.
+    if (job.state === 'SUSPENDED') step.endJob('SUSPENDED', 'RUNNING', {});
+    step.endJob(job.state, state, { output, error, finishedAt: this.clock.now() });
     step.noteEnd(state, error);
     const parent = (
       job.context as { parent?: { job: string; activity: string; dimension: string } } | null

@@ -23,6 +23,10 @@ export type GraphHistoryKind =
   | 'cancel'
   | 'dead-letter'
   | 'reopen'
+  | 'suspend'
+  | 'suspended'
+  | 'resume'
+  | 'resumption'
   | 'revert'
   /** A scope ended: none of its members was active any more. */
   | 'close'

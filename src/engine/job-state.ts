@@ -5,6 +5,8 @@
  * takes {@link JobState.unit} and applies it in one call, so the activity kinds plan over
  * the job's state and never talk to the store.
  */
+import { InvalidStateError } from '../core/errors.js';
+import { activityMove, isActivityState } from '../core/states.js';
 import type { ActivityRecord, ActivityWrite, CounterRef, JobRecord } from '../store/records.js';
 import type { CounterAdd, StoreTx, UnitOfWork } from '../store/store.js';
 
@@ -43,6 +45,20 @@ function newestOfEach(records: ActivityRecord[]): ActivityRecord[] {
     }
   }
   return [...best.values()];
+}
+
+/** How an activity write's state move is checked. */
+export interface ActivityMoveOptions {
+  /** The machine of the record: `task` (default) or `retry` (a retry controller's). */
+  machine?: 'task' | 'retry';
+  /** TaskFlow's reset(): the record may go back to PENDING from any state. */
+  reset?: boolean;
+  /**
+   * The caller checked the move on `machine` itself (a retry controller, which reads its
+   * running scope's record as the machine's SUCCESS: scope-retry.ts); only the state's
+   * membership is checked here.
+   */
+  checked?: boolean;
 }
 
 /** A counter as this chain sees it: the stored value plus its own adds. */
@@ -230,10 +246,17 @@ export class JobState {
     return out;
   }
 
-  /** Plans an activity write; absent fields keep what is stored, as the store does. */
-  putActivity(write: ActivityWrite, now: number): void {
+  /**
+   * Plans an activity write; absent fields keep what is stored, as the store does. A
+   * write that changes the record's state is checked against the task machine (`retry`
+   * for a retry controller's record) from the state the record is in now — PENDING when
+   * there is none — and throws `InvalidStateError` on an illegal move, which fails the
+   * step and rolls it back. `reset` is TaskFlow's reset() to PENDING.
+   */
+  putActivity(write: ActivityWrite, now: number, options: ActivityMoveOptions = {}): void {
     const dimension = write.dimension ?? '';
     const key = activityKey(write.job, write.activity, dimension);
+    if (write.status !== undefined) this.checkMove(key, write, dimension, options);
     this.writes.set(key, { ...this.writes.get(key), ...write, dimension });
     const held = this.records.get(key);
     const defined = Object.fromEntries(
@@ -254,6 +277,25 @@ export class JobState {
       dimension,
       updatedAt: now,
     } as ActivityRecord);
+  }
+
+  private checkMove(
+    key: string,
+    write: ActivityWrite,
+    dimension: string,
+    options: ActivityMoveOptions,
+  ): void {
+    const to = write.status as string;
+    const subject = `${write.activity}${dimension ? `/${dimension}` : ''} of job ${write.job}`;
+    const known = this.records.has(key) || this.seeded.has(dimension);
+    if (!known || options.checked) {
+      // A thread this chain never read: the store's own check (a known state) is all.
+      if (!isActivityState(to)) throw new InvalidStateError(`task ${subject}`, '?', to);
+      return;
+    }
+    const from = this.records.get(key)?.status ?? 'PENDING';
+    if (!isActivityState(to)) throw new InvalidStateError(`task ${subject}`, from, to);
+    activityMove(options.machine ?? 'task', from, to, subject, options);
   }
 
   /** Reads another job (a child), without locking it. */

@@ -65,6 +65,9 @@ export function retryRunOf(record: ActivityRecord | undefined): RetryRun | undef
   return input?.retry ?? undefined;
 }
 
+/** How the controller's writes are checked: on the retry machine, by {@link checkMove}. */
+const CONTROLLER = { machine: 'retry', checked: true } as const;
+
 /**
  * Checks a controller move on the retry machine. RUNNING on the record reads as the
  * machine's SUCCESS (the controller gave its value); RETRYING reverts the failed run
@@ -109,16 +112,19 @@ export async function startRun(
     { job: step.job.id, activity: scope.id, field: 'sessions' },
     1n,
   );
-  step.putActivity({
-    activity: address.a,
-    dimension: address.d,
-    status: from === undefined ? 'RUNNING' : checkMove(from, 'RUNNING', scope.id),
-    attempt: Number(session),
-    ...(run ? { input: { retry: run } as unknown as Json } : {}),
-    ...(from === undefined ? { startedAt: step.clock.now() } : {}),
-    finishedAt: null,
-    error: null,
-  });
+  step.putActivity(
+    {
+      activity: address.a,
+      dimension: address.d,
+      status: from === undefined ? 'RUNNING' : checkMove(from, 'RUNNING', scope.id),
+      attempt: Number(session),
+      ...(run ? { input: { retry: run } as unknown as Json } : {}),
+      ...(from === undefined ? { startedAt: step.clock.now() } : {}),
+      finishedAt: null,
+      error: null,
+    },
+    CONTROLLER,
+  );
   const thread = childThread(address.d, address.a, session);
   for (const entry of scope.entries) await enter(step, entry, thread);
 }
@@ -160,7 +166,7 @@ export async function failRun(
           message: revertAll ? failure.message : `${failure.message} (revert_all)`,
         }
       : failure;
-  step.putActivity({ activity: scope.id, dimension: threads.parent, status, error });
+  step.putActivity({ activity: scope.id, dimension: threads.parent, status, error }, CONTROLLER);
   await continueScopeRevert(step, scope, threads);
 }
 
@@ -189,12 +195,15 @@ export async function continueScopeRevert(
     ) as ErrorRecord;
     // A REVERT_ALL goes on past a failed revert: the job still reverts everything else.
     if (runError.code === REVERT_ALL_CODE) await markJobReverting(step);
-    await finishActivity(step, address, { outcome: 'error', error });
-    step.putActivity({
-      activity: scope.id,
-      dimension: threads.parent,
-      status: checkMove(status, 'REVERT_FAILURE', scope.id),
-    });
+    await finishActivity(step, address, { outcome: 'error', error, controller: true });
+    step.putActivity(
+      {
+        activity: scope.id,
+        dimension: threads.parent,
+        status: checkMove(status, 'REVERT_FAILURE', scope.id),
+      },
+      CONTROLLER,
+    );
     return;
   }
   if (status === 'RETRYING') {
@@ -218,10 +227,13 @@ export async function continueScopeRevert(
     await startRun(step, scope, address, next, status);
     return;
   }
-  await finishActivity(step, address, { outcome: 'error', error: runError });
-  step.putActivity({
-    activity: scope.id,
-    dimension: threads.parent,
-    status: checkMove(status, 'REVERTED', scope.id),
-  });
+  await finishActivity(step, address, { outcome: 'error', error: runError, controller: true });
+  step.putActivity(
+    {
+      activity: scope.id,
+      dimension: threads.parent,
+      status: checkMove(status, 'REVERTED', scope.id),
+    },
+    CONTROLLER,
+  );
 }

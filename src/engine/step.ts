@@ -30,7 +30,7 @@ import type {
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
-import type { Disposal, JobState } from './job-state.js';
+import type { ActivityMoveOptions, Disposal, JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
@@ -230,8 +230,8 @@ export class Step {
   }
 
   /** Plans a write of an activity's record of this job. */
-  putActivity(write: Omit<ActivityWrite, 'job'>): void {
-    this.state.putActivity({ job: this.job.id, ...write }, this.clock.now());
+  putActivity(write: Omit<ActivityWrite, 'job'>, options?: ActivityMoveOptions): void {
+    this.state.putActivity({ job: this.job.id, ...write }, this.clock.now(), options);
     const key = `${write.activity}\u0000${write.dimension ?? ''}`;
     const own: OwnWrite = { ...this.writes.get(key) };
     if (write.status !== undefined) own.status = write.status;

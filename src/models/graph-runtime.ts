@@ -16,6 +16,7 @@ import {
   type TaskResponse,
 } from '../engine/messages.js';
 import { startGraphJob } from '../engine/start-job.js';
+import { dropParked, startsNothing } from '../engine/suspension.js';
 import { validateJobInput } from '../graph/job-input.js';
 import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -82,9 +83,15 @@ export class GraphRuntime implements ModelRuntime {
   async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
     const error = { name: 'Cancelled', code: 'CANCELLED', message: `job ${job.id} was cancelled` };
     const now = this.engine.clock.now();
-    // The state move holds the job's row, so its history line cannot race a step's.
-    if (await tx.setJobState(job.id, job.state, 'FAILURE', { error, finishedAt: now })) {
+    // The state move holds the job's row, so its history line cannot race a step's. A
+    // suspended job leaves SUSPENDED only for RUNNING: it ends through it.
+    let from = job.state;
+    if (from === 'SUSPENDED' && (await tx.setJobState(job.id, 'SUSPENDED', 'RUNNING'))) {
+      from = 'RUNNING';
+    }
+    if (await tx.setJobState(job.id, from, 'FAILURE', { error, finishedAt: now })) {
       await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
+      if (startsNothing(job.state)) await dropParked(tx, job.id);
     }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
   }

@@ -54,7 +54,9 @@ export async function graphView(
     collation: wf.renderKey(key),
     compositional: composeKey(node),
     activities,
-    waitingFor: running ? graphWaits(wf, activities, records, children, now) : [],
+    waitingFor: running
+      ? graphWaits(wf, activities, records, children, now)
+      : suspendedWaits(job.state),
     node,
   };
 }
@@ -67,6 +69,15 @@ function latestRecords(records: readonly ActivityRecord[]): Map<string, Activity
     if (!seen || r.updatedAt >= seen.updatedAt) latest.set(r.activity, r);
   }
   return latest;
+}
+
+/** What a suspending or suspended job waits for (nothing for one that ended). */
+function suspendedWaits(state: JobRecord['state']): string[] {
+  if (state === 'SUSPENDING') {
+    return ['suspending: waits for its running task handlers to finish, then SUSPENDED'];
+  }
+  if (state === 'SUSPENDED') return ['suspended: starts nothing until `weft resume`'];
+  return [];
 }
 
 /** What a running graph job waits for: its started tasks, sleeps, child jobs and paused hooks. */

@@ -20,6 +20,7 @@ import type { NextBranch, WorkRequest } from '../durable/session-messages.js';
 import { readInstance } from '../durable/stored-instance.js';
 import { systemValueSource } from '../durable/value-source.js';
 import type { Json } from '../store/records.js';
+import { resumeTakenOver } from '../worker/resumption.js';
 import type { WireEndBranch } from './agent-wire.js';
 import type { DeskSettings } from './desk-settings.js';
 import { RecentMap } from './recent-map.js';
@@ -118,6 +119,8 @@ export class DecisionDesk {
     return store.transaction(async (tx): Promise<ClaimStep> => {
       const [message] = await tx.claim(stream, { consumer, max: 1, leaseMs });
       if (!message) return { kind: 'empty' };
+      // Taken over from a holder whose lease ran out: its job resumes.
+      await resumeTakenOver(tx, [message], consumer, clock.now());
       const payload = message.payload as unknown as DecideMessage;
       const instance = await readInstance(tx, payload.job);
       if (

@@ -18,6 +18,8 @@ import {
   endDeadLetteredJob,
   isOverdue,
 } from '../worker/dead-letters.js';
+import { resumeTakenOver } from '../worker/resumption.js';
+import { admitClaimed } from '../worker/suspended-claims.js';
 import { logWarning, stderrLogger } from '../worker/worker-options.js';
 import type { WireTaskResult } from './agent-wire.js';
 import type { DeskSettings } from './desk-settings.js';
@@ -86,6 +88,11 @@ export class TaskDesk {
           await buryIn(tx, bury, message);
           continue;
         }
+        // Taken over from a holder whose lease ran out: its job resumes. A suspended
+        // job's task is parked, not handed out.
+        const now = this.settings.clock.now();
+        await resumeTakenOver(tx, [message], consumer, now);
+        if ((await admitClaimed(tx, [message], consumer, now)).length === 0) continue;
         return { message, ...(await this.started(tx, message)) };
       }
     });

@@ -3,12 +3,15 @@
  * activity, dimension) — the dimension `''` when absent — upserted so that the fields a
  * write leaves out keep their stored values, and a new record takes the defaults for them
  * (status `PENDING`, input, output and error null, attempt 0, no start or finish time). A
- * field given as `null` is set to null. The backends keep the upsert's SQL.
+ * field given as `null` is set to null. A status that is not a task or retry state is
+ * refused with `InvalidStateError`. The backends keep the upsert's SQL.
  */
+import { InvalidStateError } from '../core/errors.js';
+import { type ActivityState, isActivityState } from '../core/states.js';
 import type { ActivityRecord, ActivityWrite } from './records.js';
 
 /** The status of an activity written without one. */
-export const DEFAULT_ACTIVITY_STATUS = 'PENDING';
+export const DEFAULT_ACTIVITY_STATUS: ActivityState = 'PENDING';
 
 /** The fields a write may leave out. */
 type Field = 'status' | 'input' | 'output' | 'error' | 'attempt' | 'startedAt' | 'finishedAt';
@@ -26,6 +29,16 @@ function gives(write: ActivityWrite, field: Field): boolean {
 
 /** The explicit form of `write`. */
 export function activityRow(write: ActivityWrite): ActivityRow {
+  // Only states of the task and retry machines are stored; the moves between them are
+  // checked where they are planned (engine/job-state.ts), under the job's lock.
+  if (write.status !== undefined && !isActivityState(write.status)) {
+    throw new InvalidStateError(
+      `task ${write.activity} of job ${write.job}`,
+      '?',
+      String(write.status),
+      'not a task or retry state',
+    );
+  }
   return {
     job: write.job,
     activity: write.activity,

@@ -2,7 +2,7 @@
  * The plain records a {@link Store} reads and writes. JSON values are stored as JSON;
  * counters as arbitrary-precision integers (`bigint` here, NUMERIC or TEXT in a database).
  */
-import type { FlowState } from '../core/states.js';
+import type { ActivityState, FlowState } from '../core/states.js';
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -113,7 +113,8 @@ export interface ActivityRecord {
   job: string;
   activity: string;
   dimension: string;
-  status: string;
+  /** Its state on the task machine (a retry controller's on the retry machine). */
+  status: ActivityState;
   input: Json;
   output: Json;
   error: ErrorRecord | null;
@@ -130,7 +131,7 @@ export interface ActivityWrite {
   job: string;
   activity: string;
   dimension?: string;
-  status?: string;
+  status?: ActivityState;
   input?: Json;
   output?: Json;
   error?: ErrorRecord | null;
@@ -174,6 +175,11 @@ export interface StreamMessage {
   availableAt: number;
   /** The error it was last given back with ({@link StoreTx.release}), if any. */
   lastError?: ErrorRecord | null;
+  /**
+   * Set by a claim that took the message over from a holder whose lease ran out (its
+   * holder died, or stalled): that holder's consumer id. Absent otherwise.
+   */
+  previousConsumer?: string;
 }
 
 /** Options for claiming messages. */

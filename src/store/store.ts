@@ -167,9 +167,14 @@ export interface StoreTx {
    * same message. Messages past `maxDeliveries` go to the dead-letter stream instead.
    */
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
-  /** Completes and deletes a message held by `consumer`; false when it no longer holds it. */
+  /**
+   * Completes and deletes a message held by `consumer` (the claim machine's CLAIMED →
+   * COMPLETE); false when it no longer holds it (another consumer does, or it is gone).
+   * A message never claimed cannot complete: that UNCLAIMED → COMPLETE throws
+   * `InvalidStateError` and changes nothing.
+   */
   ack(stream: string, id: string, consumer: string): Promise<boolean>;
-  /** Acks several messages of one stream; returns the ids `consumer` still held (now deleted). */
+  /** Acks several messages of one stream, as {@link ack} each; returns the ids `consumer` still held (now deleted). */
   ackMany(stream: string, ids: string[], consumer: string): Promise<string[]>;
   /** Extends the leases `consumer` holds on these messages; returns the ids it still held. */
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]>;
@@ -210,6 +215,24 @@ export interface StoreTx {
   countMessages(stream?: string): Promise<number>;
   /** Reads messages without claiming them (for status and tests). */
   peek(stream: string, limit?: number): Promise<StreamMessage[]>;
+  /**
+   * Every message of `job`, in any stream, waiting or held, in id order. (The messages
+   * table holds only work not yet done, and this reads it through; suspending and
+   * resuming a job use it.)
+   */
+  jobMessages(job: string): Promise<StreamMessage[]>;
+  /**
+   * Moves every message of `job` that nobody holds — never claimed, given back, delayed,
+   * or whose lease ran out — into stream `into`, as `{ stream, payload }`, where no worker
+   * claims it. A message a claim holds (even one not yet committed) stays. Returns how
+   * many moved. A suspended job's work is kept this way.
+   */
+  parkMessages(job: string, into: string): Promise<number>;
+  /**
+   * Moves the messages of `job` parked in stream `from` back to the streams they came
+   * from, claimable now; returns how many.
+   */
+  unparkMessages(job: string, from: string): Promise<number>;
   /** The dead-letter stream, optionally only what came from `stream`. */
   listDeadLetters(stream?: string, limit?: number): Promise<DeadLetter[]>;
   /** One dead letter, by id. */

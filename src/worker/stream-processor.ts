@@ -13,6 +13,7 @@ import { LeaseLostError, toErrorRecord } from '../core/errors.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { bury, buryIn, type DeadLetterHandler, isOverdue } from './dead-letters.js';
+import { resumeTakenOver } from './resumption.js';
 import type { WorkerLogger } from './worker-options.js';
 
 /** Runs one message inside a transaction. */
@@ -35,6 +36,13 @@ export interface ProcessorSettings {
   onCommit?: ((jobs: readonly string[]) => void) | undefined;
   /** Ends the job of a message moved to the dead letters, in the same transaction. */
   onDeadLetter?: DeadLetterHandler | undefined;
+  /** The time takeovers are recorded at (epoch ms); Date.now when absent. */
+  now?: (() => number) | undefined;
+}
+
+/** The settings' clock. */
+export function nowOf(settings: ProcessorSettings): number {
+  return settings.now ? settings.now() : Date.now();
 }
 
 async function runOne(
@@ -43,6 +51,7 @@ async function runOne(
   message: StreamMessage,
   handler: MessageHandler,
 ) {
+  await resumeTakenOver(tx, [message], settings.consumer, nowOf(settings));
   await handler(tx, message);
   if (!(await tx.ack(message.stream, message.id, settings.consumer))) {
     throw new LeaseLostError(message.stream, message.id, settings.consumer);
@@ -107,6 +116,7 @@ export async function processBatch(
       if (session) sessions.push(session);
       const on = session?.tx ?? tx;
       if (batchHandler) {
+        await resumeTakenOver(on, messages, settings.consumer, nowOf(settings));
         await batchHandler(on, messages);
         const ids = messages.map((m) => m.id);
         const acked = await on.ackMany(stream, ids, settings.consumer);

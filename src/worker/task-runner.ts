@@ -21,7 +21,9 @@ import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import { bury, isOverdue } from './dead-letters.js';
+import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
+import { admitClaimed } from './suspended-claims.js';
 import type { TaskHandlers } from './task-handler.js';
 import { logWarning } from './worker-options.js';
 
@@ -200,13 +202,28 @@ export class TaskRunner {
 
   /** Claims up to `max` messages of `stream`; those past maxDeliveries are dead-lettered (their jobs end). */
   private async claim(stream: string, max: number): Promise<StreamMessage[]> {
-    const claimed = await this.settings.store.claim(stream, {
-      consumer: this.settings.consumer,
-      max,
-      leaseMs: this.settings.leaseMs,
+    const { store, consumer, leaseMs } = this.settings;
+    let claimed: StreamMessage[] = [];
+    const live = await store.transaction(async (tx) => {
+      claimed = await tx.claim(stream, { consumer, max, leaseMs });
+      return this.admit(
+        tx,
+        claimed.filter((m) => !isOverdue(this.settings, m)),
+      );
     });
     for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
-    return claimed.filter((m) => !isOverdue(this.settings, m));
+    return live;
+  }
+
+  /**
+   * In the claim's transaction: records the takeovers among the claimed messages (their
+   * jobs resume, see resumption.ts) and parks those of suspended jobs; returns the rest.
+   */
+  private async admit(tx: StoreTx, claimed: StreamMessage[]): Promise<StreamMessage[]> {
+    if (claimed.length === 0) return claimed;
+    const now = this.clock.now();
+    await resumeTakenOver(tx, claimed, this.settings.consumer, now);
+    return admitClaimed(tx, claimed, this.settings.consumer, now);
   }
 
   /**
@@ -227,7 +244,10 @@ export class TaskRunner {
       messages = await store.transaction(async (tx) => {
         const claimed = await tx.claim(stream, { consumer, max, leaseMs });
         overdue = claimed.filter((m) => isOverdue(this.settings, m));
-        const live = claimed.filter((m) => !isOverdue(this.settings, m));
+        const live = await this.admit(
+          tx,
+          claimed.filter((m) => !isOverdue(this.settings, m)),
+        );
         if (live.length > 0) await report(tx, live);
         return live;
       });

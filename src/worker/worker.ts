@@ -100,6 +100,7 @@ export class Worker {
       onCommit: options.onCommit,
       // A dead-lettered message ends its job in FAILURE, in the same transaction.
       onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, this.models, dead),
+      now: () => this.clock.now(),
     };
     this.idleMs = options.idleMs ?? 1000;
     this.graceMs = options.graceMs ?? 10_000;

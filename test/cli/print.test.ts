@@ -36,6 +36,7 @@ function job(over: Partial<JobView> = {}): JobView {
     compositional: null,
     activities: [],
     waitingFor: [],
+    resumptions: 0,
     input: {},
     output: null,
     error: null,

@@ -172,6 +172,7 @@ async function emit(
     thread = childThread(at, collect.id, batch);
     await openThreads(step, { job: step.job.id, a: collect.id, d: at }, 1);
   }
+  step.putActivity({ activity: collect.id, dimension: thread, status: 'RUNNING' });
   step.putActivity({
     activity: collect.id,
     dimension: thread,

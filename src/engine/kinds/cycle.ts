@@ -98,6 +98,8 @@ export const cycle = defineKind({
       return;
     }
     await step.move(address.a, COLLATION_DIGITS.completed);
+    // A cycle runs and succeeds in one step: RUNNING then SUCCESS, as the task machine goes.
+    step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
     step.putActivity({
       activity: address.a,
       dimension: address.d,

@@ -75,6 +75,7 @@ export const spread = defineKind({
       });
       return;
     }
+    step.putActivity({ activity: address.a, dimension: address.d, status: 'RUNNING' });
     step.putActivity({
       activity: address.a,
       dimension: address.d,
@@ -91,6 +92,7 @@ export const spread = defineKind({
     await step.move(address.a, COLLATION_DIGITS.completed);
     for (let k = 1; k <= items.length; k++) {
       const thread = childThread(address.d, address.a, k);
+      step.putActivity({ activity: address.a, dimension: thread, status: 'RUNNING' });
       step.putActivity({
         activity: address.a,
         dimension: thread,

@@ -170,6 +170,15 @@ export class PostgresStoreTx implements StoreTx {
   countMessages(stream?: string) {
     return this.invoke(ONE, (db) => streams.countMessages(db, stream));
   }
+  jobMessages(job: string) {
+    return this.invoke(ONE, (db) => streams.jobMessages(db, job));
+  }
+  parkMessages(job: string, into: string) {
+    return this.invoke(ONE, (db) => streams.parkMessages(db, job, into));
+  }
+  unparkMessages(job: string, from: string) {
+    return this.invoke(ATOMIC, (db) => streams.unparkMessages(db, job, from));
+  }
   peek(stream: string, limit?: number) {
     return this.invoke(ONE, (db) => streams.peek(db, stream, limit));
   }

@@ -222,6 +222,15 @@ export class BoundStoreTx implements StoreTx {
   countMessages(stream?: string) {
     return this.invoke(R, () => this.ops.streams.countMessages(stream));
   }
+  jobMessages(job: string) {
+    return this.invoke(R, () => this.ops.streams.jobMessages(job));
+  }
+  parkMessages(job: string, into: string) {
+    return this.invoke(W, () => this.ops.streams.parkMessages(job, into));
+  }
+  unparkMessages(job: string, from: string) {
+    return this.invoke(W, () => this.ops.streams.unparkMessages(job, from));
+  }
   peek(stream: string, limit?: number) {
     return this.invoke(R, () => this.ops.streams.peek(stream, limit));
   }

@@ -94,6 +94,7 @@ const JOB_FIELDS = [
   'createdAt',
   'updatedAt',
   'finishedAt',
+  'resumptions',
 ].sort();
 
 describe.skipIf(skipBackend)('weft run', () => {

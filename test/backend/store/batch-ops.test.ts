@@ -191,7 +191,15 @@ describe('batch operations', () => {
     ]);
     const claimed = await store.claim('s', { consumer: 'me', max: 2, leaseMs: 60_000 });
     expect(claimed.map((m) => m.id)).toEqual(ids.slice(0, 2));
-    const acked = await store.transaction((tx) => tx.ackMany('s', [...ids, 'not-an-id'], 'me'));
+    // A message never claimed cannot complete (the claim machine's UNCLAIMED -> COMPLETE):
+    // the whole ack is refused and nothing is acked.
+    await expect(
+      store.transaction((tx) => tx.ackMany('s', [...ids, 'not-an-id'], 'me')),
+    ).rejects.toThrow(/UNCLAIMED -> COMPLETE/);
+    expect(await store.countMessages('s')).toBe(3);
+    const acked = await store.transaction((tx) =>
+      tx.ackMany('s', [...ids.slice(0, 2), 'not-an-id'], 'me'),
+    );
     expect(acked).toEqual(ids.slice(0, 2));
     const rest = await store.claim('s', { consumer: 'me', max: 5, leaseMs: 60_000 });
     expect(rest.map((m) => m.payload)).toEqual([3]);

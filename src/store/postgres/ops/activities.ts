@@ -2,6 +2,7 @@
  * PostgreSQL activity data: one row per (job, activity, dimension), upserted in one
  * statement by the rule of {@link ../../activity-write.ts}.
  */
+import type { ActivityState } from '../../../core/states.js';
 import { activityRow } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import type { ActivityKey } from '../../store.js';
@@ -26,7 +27,7 @@ function toActivity(row: ActivityRow): ActivityRecord {
     job: row.job,
     activity: row.activity,
     dimension: row.dimension,
-    status: row.status,
+    status: row.status as ActivityState,
     input: row.input,
     output: row.output,
     error: row.error,

@@ -9,6 +9,7 @@
  * Appends send `s:<stream>` on channel `weft` from the same statement, so listeners in
  * other processes hear of them only after the commit.
  */
+import { checkMissedAck } from '../../claim-move.js';
 import type { ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
 import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
 import { type Db, ms, sql, toJson, toRowId } from './context.js';
@@ -24,10 +25,14 @@ interface MessageRow {
   available_at: number;
   created_at: number;
   last_error: ErrorRecord | null;
+  /** Who held it before this claim took it over (claims only). */
+  previous_consumer?: string | null;
 }
 
 function toMessage(row: MessageRow): StreamMessage {
+  const previous = row.previous_consumer;
   return {
+    ...(previous ? { previousConsumer: previous } : {}),
     id: String(row.id),
     stream: row.stream,
     payload: row.payload,
@@ -88,7 +93,7 @@ const APPEND_CLAIMED = sql(
 const CLAIM = sql(
   'message_claim',
   `WITH picked AS (
-     SELECT id, deliveries FROM weft_messages
+     SELECT id, deliveries, consumer AS previous_consumer FROM weft_messages
      WHERE stream = $1 AND available_at <= $2
      ORDER BY available_at, id LIMIT $3
      FOR UPDATE SKIP LOCKED
@@ -105,7 +110,7 @@ const CLAIM = sql(
      UPDATE weft_messages m
      SET consumer = $4, deliveries = m.deliveries + 1, lease_until = $6, available_at = $6
      FROM picked p WHERE m.id = p.id AND NOT (p.deliveries > 0 AND p.deliveries >= $5)
-     RETURNING ${M_COLUMNS}
+     RETURNING ${M_COLUMNS}, p.previous_consumer
    )
    SELECT c.*, b.n AS buried
    FROM (SELECT count(*) AS n FROM buried) b LEFT JOIN claimed c ON true
@@ -114,6 +119,34 @@ const CLAIM = sql(
 const ACK = sql(
   'message_ack',
   'DELETE FROM weft_messages WHERE id = $1 AND stream = $2 AND consumer = $3',
+);
+const HOLDER = sql(
+  'message_holder',
+  'SELECT id, consumer, deliveries FROM weft_messages WHERE stream = $1 AND id = ANY($2::bigint[])',
+);
+const OF_JOB = sql(
+  'message_of_job',
+  `SELECT ${COLUMNS} FROM weft_messages WHERE job = $1 ORDER BY id`,
+);
+// A row a claim holds (even uncommitted) is locked: the DELETE waits for it and then sees
+// it held, so it stays. $1 job, $2 park stream, $3 now.
+const PARK = sql(
+  'message_park',
+  `WITH moved AS (
+     DELETE FROM weft_messages
+     WHERE job = $1 AND stream <> $2 AND (consumer IS NULL OR available_at <= $3)
+     RETURNING id, stream, job, payload
+   ), ins AS (
+     INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
+     SELECT $2, job, json_build_object('stream', stream, 'payload', payload), 0, $3, $3
+     FROM moved ORDER BY id
+     RETURNING 1
+   )
+   SELECT count(*)::int AS n FROM ins`,
+);
+const PARKED = sql(
+  'message_parked',
+  `DELETE FROM weft_messages WHERE stream = $1 AND job = $2 RETURNING id, payload`,
 );
 const ACK_MANY = sql(
   'message_ack_many',
@@ -255,7 +288,10 @@ export const streams = {
   /** Deletes a message when `consumer` still holds it. */
   async ack(db: Db, stream: string, id: string, consumer: string): Promise<boolean> {
     const rowId = toRowId(id);
-    return rowId !== undefined && (await db.count(ACK, [rowId, stream, consumer])) === 1;
+    if (rowId === undefined) return false;
+    if ((await db.count(ACK, [rowId, stream, consumer])) === 1) return true;
+    await streams.checkMissed(db, stream, [id]);
+    return false;
   },
 
   /** Acks several messages of one stream; returns the ids `consumer` still held. */
@@ -264,7 +300,44 @@ export const streams = {
     if (wanted.length === 0) return [];
     const rows = await db.rows<{ id: number }>(ACK_MANY, [stream, consumer, wanted]);
     const held = new Set(rows.map((r) => String(r.id)));
+    const missed = ids.filter((id) => !held.has(id));
+    if (missed.length > 0) await streams.checkMissed(db, stream, missed);
     return ids.filter((id) => held.has(id));
+  },
+
+  /** Throws when an ack missed a message nobody holds (UNCLAIMED → COMPLETE). */
+  async checkMissed(db: Db, stream: string, ids: string[]): Promise<void> {
+    const rows = await db.rows<{ id: number; consumer: string | null; deliveries: number }>(
+      HOLDER,
+      [stream, rowIds(ids)],
+    );
+    for (const row of rows) checkMissedAck(stream, String(row.id), row);
+  },
+
+  /** Every message of a job, in id order. */
+  async jobMessages(db: Db, job: string): Promise<StreamMessage[]> {
+    return (await db.rows<MessageRow>(OF_JOB, [job])).map(toMessage);
+  },
+
+  /** Moves a job's messages nobody holds into stream `into`; returns how many. */
+  async parkMessages(db: Db, job: string, into: string): Promise<number> {
+    const [row] = await db.rows<{ n: number }>(PARK, [job, into, db.clock.now()]);
+    return row?.n ?? 0;
+  },
+
+  /** Moves a job's messages parked in `from` back to their streams; returns how many. */
+  async unparkMessages(db: Db, job: string, from: string): Promise<number> {
+    const rows = await db.rows<{ id: number; payload: { stream: string; payload: Json } }>(PARKED, [
+      from,
+      job,
+    ]);
+    if (rows.length === 0) return 0;
+    rows.sort((a, b) => Number(a.id) - Number(b.id));
+    await streams.append(
+      db,
+      rows.map((r) => ({ stream: r.payload.stream, job, payload: r.payload.payload })),
+    );
+    return rows.length;
   },
 
   /** Extends the leases `consumer` still holds; returns those ids. */

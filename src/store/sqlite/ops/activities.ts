@@ -2,6 +2,7 @@
  * SQLite activity data: one row per (job, activity, dimension), upserted by the rule of
  * {@link ../../activity-write.ts}.
  */
+import type { ActivityState } from '../../../core/states.js';
 import { activityRow } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord } from '../../records.js';
 import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
@@ -25,7 +26,7 @@ function toActivity(row: ActivityRow): ActivityRecord {
     job: row.job,
     activity: row.activity,
     dimension: row.dimension,
-    status: row.status,
+    status: row.status as ActivityState,
     input: fromJson(row.input),
     output: fromJson(row.output),
     error: fromJsonOrNull<ErrorRecord>(row.error),

@@ -4,6 +4,7 @@
  * whether the message was never claimed, released, or its lease ran out. A claim takes
  * the oldest claimable messages (by `available_at`, then id) in one UPDATE … RETURNING.
  */
+import { checkMissedAck } from '../../claim-move.js';
 import type { DeadLetter, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
 import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
@@ -89,6 +90,22 @@ export class SqliteStreams {
       insertClaimed: p(`INSERT INTO weft_messages
         (stream, job, payload, deliveries, consumer, lease_until, available_at, created_at)
         VALUES (?, ?, ?, 1, ?, ?, ?, ?)`),
+      // Who held the messages a claim is about to take (a lease that ran out).
+      holders:
+        p(`SELECT id, consumer FROM weft_messages WHERE stream = @stream AND available_at <= @now
+          AND consumer IS NOT NULL AND id IN (SELECT id FROM weft_messages
+            WHERE stream = @stream AND available_at <= @now ORDER BY available_at, id LIMIT @max)`),
+      holder: p('SELECT consumer, deliveries FROM weft_messages WHERE id = ? AND stream = ?'),
+      ofJob: p(`SELECT ${COLUMNS} FROM weft_messages WHERE job = ? ORDER BY id`),
+      park: p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
+        SELECT @into, job, json_object('stream', stream, 'payload', json(payload)), 0, @now, @now
+        FROM weft_messages
+        WHERE job = @job AND stream <> @into AND (consumer IS NULL OR available_at <= @now)
+        ORDER BY id`),
+      parkDelete: p(`DELETE FROM weft_messages
+        WHERE job = @job AND stream <> @into AND (consumer IS NULL OR available_at <= @now)`),
+      parked: p(`SELECT ${COLUMNS} FROM weft_messages WHERE stream = ? AND job = ? ORDER BY id`),
+      parkedDelete: p('DELETE FROM weft_messages WHERE stream = ? AND job = ?'),
       claim: p(`UPDATE weft_messages
         SET consumer = @consumer, deliveries = deliveries + 1, lease_until = @until, available_at = @until
         WHERE id IN (SELECT id FROM weft_messages WHERE stream = @stream AND available_at <= @now
@@ -181,6 +198,7 @@ export class SqliteStreams {
     const now = this.ctx.clock.now();
     const limit = deliveryLimit(options.maxDeliveries);
     if (limit !== undefined) this.bury(stream, now, limit);
+    const held = this.st('holders').all({ stream, now, max }) as { id: number; consumer: string }[];
     const rows = this.st('claim').all({
       consumer: options.consumer,
       until: after(now, options.leaseMs),
@@ -188,7 +206,14 @@ export class SqliteStreams {
       now,
       max,
     }) as MessageRow[];
-    return rows.sort((a, b) => a.id - b.id).map(toMessage);
+    const previous = new Map(held.map((h) => [h.id, h.consumer]));
+    return rows
+      .sort((a, b) => a.id - b.id)
+      .map((row) => {
+        const message = toMessage(row);
+        const before = previous.get(row.id);
+        return before === undefined ? message : { ...message, previousConsumer: before };
+      });
   }
 
   private bury(stream: string, now: number, maxDeliveries: number): number {
@@ -201,7 +226,40 @@ export class SqliteStreams {
   /** Deletes a message when `consumer` still holds it. */
   ack(stream: string, id: string, consumer: string): boolean {
     const rowId = toRowId(id);
-    return rowId !== undefined && this.st('ack').run(rowId, stream, consumer).changes === 1;
+    if (rowId === undefined) return false;
+    if (this.st('ack').run(rowId, stream, consumer).changes === 1) return true;
+    const row = this.st('holder').get(rowId, stream) as
+      | { consumer: string | null; deliveries: number }
+      | undefined;
+    checkMissedAck(stream, id, row);
+    return false;
+  }
+
+  /** Every message of a job, in id order. */
+  jobMessages(job: string): StreamMessage[] {
+    return (this.st('ofJob').all(job) as MessageRow[]).map(toMessage);
+  }
+
+  /** Moves a job's messages nobody holds into stream `into`; returns how many. */
+  parkMessages(job: string, into: string): number {
+    const params = { job, into, now: this.ctx.clock.now() };
+    const moved = this.st('park').run(params).changes;
+    if (moved > 0) this.st('parkDelete').run(params);
+    return moved;
+  }
+
+  /** Moves a job's messages parked in `from` back to their streams; returns how many. */
+  unparkMessages(job: string, from: string): number {
+    const rows = this.st('parked').all(from, job) as MessageRow[];
+    if (rows.length === 0) return 0;
+    this.append(
+      rows.map((row) => {
+        const parked = fromJson(row.payload) as { stream: string; payload: Json };
+        return { stream: parked.stream, job, payload: parked.payload };
+      }),
+    );
+    this.st('parkedDelete').run(from, job);
+    return rows.length;
   }
 
   /** Extends the leases `consumer` still holds; returns those ids. */
