@@ -8,7 +8,7 @@
  * `WEFT_DASHBOARD_TOKEN`); with one, the API and `/metrics` need `Authorization: Bearer`.
  */
 import type { Command } from 'commander';
-import { toErrorRecord, WeftError } from '../core/errors.js';
+import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { startDashboard } from '../server/dashboard.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -18,7 +18,7 @@ import type { Output } from './print.js';
 
 interface DashboardFlags {
   store?: string;
-  port: number;
+  port?: number;
   host: string;
   token?: string;
 }
@@ -33,7 +33,11 @@ export function registerDashboardCommand(
     .command('dashboard')
     .description('serve the web dashboard and its HTTP API until SIGTERM')
     .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
-    .option('--port <n>', 'port (0: any free port)', wholeNumber({ min: 0, max: 65535 }), 7070)
+    .option(
+      '--port <n>',
+      'port (0: any free port; default: $WEFT_DASHBOARD_PORT or 7070)',
+      wholeNumber({ min: 0, max: 65535 }),
+    )
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--token <token>', 'token the API requires (default: $WEFT_DASHBOARD_TOKEN)')
     .action(async (flags: DashboardFlags) => {
@@ -52,15 +56,17 @@ export function registerDashboardCommand(
             return;
           }
         }
+        const port = flags.port ?? portFromEnv(process.env.WEFT_DASHBOARD_PORT);
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
         const dashboard = await startDashboard({
           store,
-          port: flags.port,
+          port,
           host: flags.host,
           ...(token !== undefined && token !== '' && { token }),
         });
         output.out(`weft dashboard on ${dashboard.url} (store ${store.url})`);
-        await interrupt.received;
+        const signal = await interrupt.received;
+        output.err(`weft dashboard: ${signal}: stopping`);
         await dashboard.close();
         setExit(0);
       } catch (error) {
@@ -73,4 +79,17 @@ export function registerDashboardCommand(
         await store?.close();
       }
     });
+}
+
+/** The port `WEFT_DASHBOARD_PORT` names (7070 when unset); a {@link ValidationError} otherwise. */
+function portFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return 7070;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ValidationError(
+      `${JSON.stringify(value)} is not a port (0 to 65535)`,
+      'WEFT_DASHBOARD_PORT',
+    );
+  }
+  return port;
 }

@@ -43,7 +43,7 @@ interface Ran {
 }
 
 /** A command the README runs in the background (it runs until it is stopped). */
-const background = (line: string) => /^npx weft (worker|serve)\b/.test(line);
+const background = (line: string) => /^npx weft (worker|serve|dashboard)\b/.test(line);
 
 function shell(line: string, env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group, as a terminal gives each command line: a signal reaches the
@@ -84,7 +84,8 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
 
   beforeAll(async () => {
     location = await freshStoreUrl();
-    env = { ...process.env, WEFT_STORE: location.url };
+    // The dashboard on any free port: 7070 may be taken on a shared machine.
+    env = { ...process.env, WEFT_STORE: location.url, WEFT_DASHBOARD_PORT: '0' };
     // The test runner's own settings must not leak into the user's commands.
     delete env.NODE_OPTIONS;
     delete env.VITEST;
