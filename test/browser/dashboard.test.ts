@@ -2,8 +2,8 @@
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
  * digit change (5 paused → 4 released) live, opens the activity panel, the workflows and
- * dead-letter pages and a code-first-free jobs filter — saving screenshots to
- * docs/screenshots/ and failing on any console error on any page.
+ * dead-letter pages and a code-first-free jobs filter — saving screenshots (see SHOTS)
+ * and failing on any console error on any page.
  *
  * Without /usr/bin/chromium the test is skipped with a message; with CI=true it fails.
  */
@@ -29,7 +29,14 @@ interface Location {
   hash: string;
 }
 
-const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
+/**
+ * Where the screenshots go: `.weft/screenshots/` (ignored by git), so a test run leaves
+ * the tree clean; `WEFT_SCREENSHOTS=docs` refreshes the ones docs/ and the README show.
+ */
+const SHOTS =
+  process.env.WEFT_SCREENSHOTS === 'docs'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : join(REPO_ROOT, '.weft', 'screenshots');
 
 describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
   let fixture: DashboardFixture;
