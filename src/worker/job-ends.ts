@@ -7,7 +7,7 @@
 import { isFinalFlowState } from '../core/states.js';
 import type { JobRecord } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
-import type { WorkerLogger } from './worker-options.js';
+import { logWarning, type WorkerLogger } from './worker-options.js';
 
 /** Told of each job a committed transaction ended, with the job as it was written. */
 export type JobEndListener = (job: JobRecord) => void;
@@ -54,7 +54,10 @@ export function reportingJobEnds(store: Store, listener: JobEndListener): Store 
   });
 }
 
-/** One log line per job end: info for SUCCESS, error (with the job's error) otherwise. */
+/**
+ * One log line per job end: info for SUCCESS, a warning for REVERTED (it failed, and what
+ * it had done was undone as asked), error (with the job's error) otherwise.
+ */
 export function logJobEnd(logger: WorkerLogger, job: JobRecord): void {
   const fields = {
     job: job.id,
@@ -64,7 +67,14 @@ export function logJobEnd(logger: WorkerLogger, job: JobRecord): void {
     ...(job.finishedAt !== null ? { durationMs: job.finishedAt - job.createdAt } : {}),
   };
   if (job.state === 'SUCCESS') logger.info(`job ${job.id} ${job.workflow} ended SUCCESS`, fields);
-  else {
+  else if (job.state === 'REVERTED') {
+    logWarning(
+      logger,
+      `job ${job.id} ${job.workflow} ended REVERTED${job.error ? ` after: ${job.error.message}` : ''}`,
+      job.error ?? undefined,
+      fields,
+    );
+  } else {
     logger.error(
       `job ${job.id} ${job.workflow} ended ${job.state}${job.error ? `: ${job.error.message}` : ''}`,
       job.error ?? undefined,
