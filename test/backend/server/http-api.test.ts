@@ -226,7 +226,7 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     });
     expect(huge).toMatchObject({ status: 413, body: { error: { code: 'BODY_TOO_LARGE' } } });
     expect((await post(`/api/jobs/${job.id}/signal`, { name: 'nope' })).status).toBe(422);
-    expect((await post(`/api/jobs/${job.id}/pause`, {})).status).toBe(409);
+    expect((await post('/api/jobs/no-such-job/pause', {})).status).toBe(404);
     expect((await post(`/api/jobs/${job.id}/rerun`, {})).status).toBe(400);
     expect((await post(`/api/jobs/${job.id}/rerun`, { activity: 'nope' })).status).toBe(404);
     expect((await call('/api/jobs?limit=0')).status).toBe(400);
@@ -290,5 +290,25 @@ describe.skipIf(skipBackend)('HTTP API', () => {
     const history = await client.history(job.id);
     expect(history.at(-1)?.kind).toBe('cancel');
     expect((await post(`/api/jobs/${job.id}/signal`, { name: 'approve' })).status).toBe(409);
+  });
+
+  it('pauses and resumes a graph job: SUSPENDED while it waits at its hook, RUNNING again, then SUCCESS', async () => {
+    const job = await client.start('order', { n: 2 });
+    await waitFor(
+      () => call(`/api/jobs/${job.id}`),
+      (r) => r.body.digits?.find((d: Body) => d.activity === 'wait')?.label === 'Paused',
+    );
+    const paused = await post(`/api/jobs/${job.id}/pause`, {});
+    expect(paused.status).toBe(200);
+    // Nothing runs while a hook waits: SUSPENDING passes straight to SUSPENDED.
+    expect((await call(`/api/jobs/${job.id}`)).body.job.state).toBe('SUSPENDED');
+    expect((await post(`/api/jobs/${job.id}/pause`, {})).status).toBe(200);
+    expect((await post(`/api/jobs/${job.id}/resume`, {})).status).toBe(200);
+    expect((await call(`/api/jobs/${job.id}`)).body.job.state).toBe('RUNNING');
+    await post(`/api/jobs/${job.id}/signal`, { name: 'approve', data: { by: 'ana' } });
+    const done = await client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    expect(done.state).toBe('SUCCESS');
+    const kinds = (await call(`/api/jobs/${job.id}/history`)).body.history.map((h: Body) => h.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['suspend', 'resume']));
   });
 });
