@@ -9,6 +9,7 @@
  * caller's `env` on top; a variable given as `undefined` is left out altogether.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -125,4 +126,26 @@ export function launchWeft(args: string[], options: WeftOptions): RunningWeft {
       return exited;
     },
   };
+}
+
+/**
+ * The `npx weft …` lines of the first `sh` block in the README's section `## <heading>`,
+ * as argument lists (a trailing `# comment` dropped, single quotes unwrapped): what a test
+ * runs word for word through {@link runWeft}.
+ */
+export function readmeCommands(heading: string): string[][] {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line.startsWith('npx weft '))
+    .map((line) =>
+      (line.slice('npx weft '.length).match(/'[^']*'|\S+/g) ?? []).map((a) =>
+        a.startsWith("'") ? a.slice(1, -1) : a,
+      ),
+    );
 }
