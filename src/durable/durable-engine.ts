@@ -456,20 +456,7 @@ export class DurableEngine {
       switch (effect.type) {
         case 'scheduleTask': {
           await this.scheduleWork(tx, job.id, effect.uuid);
-          const payload: DurableTaskPayload = {
-            model: 'durable',
-            job: job.id,
-            a: effect.uuid,
-            d: '',
-            task: effect.name,
-            input: effect.input,
-            attempt: 1,
-          };
-          messages.push({
-            stream: taskStream(effect.name),
-            job: job.id,
-            payload: payload as unknown as Json,
-          });
+          messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, false));
           if (effect.timeoutMs !== undefined) {
             await tx.scheduleTimer({
               key: `dto:${job.id}:${effect.uuid}`,
@@ -528,21 +515,7 @@ export class DurableEngine {
           break;
         case 'scheduleRevert': {
           await this.scheduleWork(tx, job.id, effect.uuid, REVERT_SEMAPHORE);
-          const payload: DurableTaskPayload = {
-            model: 'durable',
-            job: job.id,
-            a: effect.uuid,
-            d: '',
-            task: effect.name,
-            input: effect.input,
-            attempt: 1,
-            revert: true,
-          };
-          messages.push({
-            stream: taskStream(effect.name),
-            job: job.id,
-            payload: payload as unknown as Json,
-          });
+          messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, true));
           break;
         }
         case 'reverted':
@@ -594,4 +567,25 @@ function currentRequest(instance: Instance) {
   const request = currentDecisionRequest(instance);
   if (!request) throw new NotFoundError('decision', instance.id);
   return request;
+}
+
+/** The first attempt of a code-first task (or, with `revert`, of its revert) on its stream. */
+function taskMessage(
+  job: string,
+  uuid: string,
+  task: string,
+  input: Json,
+  revert: boolean,
+): NewMessage {
+  const payload: DurableTaskPayload = {
+    model: 'durable',
+    job,
+    a: uuid,
+    d: '',
+    task,
+    input,
+    attempt: 1,
+    ...(revert && { revert: true }),
+  };
+  return { stream: taskStream(task), job, payload: payload as unknown as Json };
 }
