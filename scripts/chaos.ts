@@ -6,6 +6,7 @@
  *
  *   --store <url>        the store every process shares (default: a new SQLite file in a temp dir)
  *   --postgres           a throwaway PostgreSQL (or WEFT_TEST_DATABASE_URL's server), a fresh database
+ *   --pg-restarts        a throwaway PostgreSQL of its own, restarted every 5–10 s while jobs run
  *   --jobs <n>           top-level jobs (default 1000; each also runs one child job)
  *   --workers <k>        worker processes alive at once (default 4)
  *   --kill-every <ms>    mean delay between kills (default 300; 0 = never kill)
@@ -21,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { renderChaosReport } from '../test/support/chaos-report.js';
-import { runChaos } from '../test/support/chaos-run.js';
+import { runChaos, type StoreRestarts } from '../test/support/chaos-run.js';
 import {
   DEFAULT_CHAOS_WORKER_SETTINGS,
   DEFAULT_LEASE_MS,
@@ -39,6 +40,7 @@ const program = new Command('chaos')
   )
   .option('--store <url>', 'store URL shared by every process')
   .option('--postgres', 'run on a throwaway PostgreSQL database')
+  .option('--pg-restarts', 'a throwaway PostgreSQL, restarted every 5–10 s while jobs run')
   .option('--jobs <n>', 'top-level jobs', integer, 1000)
   .option('--workers <k>', 'worker processes alive at once', integer, 4)
   .option('--kill-every <ms>', 'mean delay between kills (0 = never)', integer, 300)
@@ -58,6 +60,7 @@ const program = new Command('chaos')
 const opts = program.opts<{
   store?: string;
   postgres?: boolean;
+  pgRestarts?: boolean;
   jobs: number;
   workers: number;
   killEvery: number;
@@ -71,7 +74,22 @@ const opts = program.opts<{
 
 let url = opts.store;
 let cleanup = async () => {};
-if (!url && opts.postgres) {
+let storeRestarts: StoreRestarts | undefined;
+if (!url && opts.pgRestarts) {
+  const pg = await import('../test/support/postgres-server.js');
+  process.env.WEFT_TEST_POSTGRES = 'required';
+  const server = await pg.restartablePostgres();
+  url = server.url;
+  storeRestarts = {
+    minMs: 5000,
+    maxMs: 10_000,
+    restart: async () => {
+      await server.stop();
+      await server.start();
+    },
+  };
+  cleanup = () => server.dispose();
+} else if (!url && opts.postgres) {
   const pg = await import('../test/support/postgres-server.js');
   process.env.WEFT_TEST_POSTGRES = 'required';
   const location = await pg.freshPostgresDatabase();
@@ -97,6 +115,7 @@ try {
     worker: { concurrency: opts.concurrency, leaseMs: opts.leaseMs, batchSize: opts.batchSize },
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     ...(opts.maxKills !== undefined ? { maxKills: opts.maxKills } : {}),
+    ...(storeRestarts ? { storeRestarts } : {}),
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   console.log(renderChaosReport(result));

@@ -5,13 +5,14 @@
  */
 import type { JobRecord } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
+import { type AttemptTimeFacts, checkAttemptTimes } from './chaos-attempt-times.js';
 import { readAudit } from './chaos-audit.js';
 import { checkJob, emptyJobTally, type JobTally, type Violation } from './chaos-check-jobs.js';
 import { type HandlerRun, readHandlerRuns } from './chaos-handlers.js';
 import { CHAOS_WORKLOADS } from './chaos-workloads.js';
 
 /** Everything a chaos run is judged on. */
-export interface ChaosFacts {
+export interface ChaosFacts extends AttemptTimeFacts {
   jobsStarted: number;
   /** Top-level jobs that ended in SUCCESS. */
   jobsEnded: number;
@@ -116,13 +117,17 @@ export async function checkChaosRun(input: ChaosCheckInput): Promise<ChaosCheck>
       violations.push({ check: 'job never ended', detail: `job ${id} is not in the store` });
     }
   }
+  const runs = readHandlerRuns(input.logDir);
   const handlers = checkHandlerRuns(
     input,
+    runs,
     audit.commits,
     audit.commitBy,
     expectedAttempts,
     violations,
   );
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const attemptTimes = checkAttemptTimes(runs, audit.commitBy, byId, violations);
   const messagesLeft = await store.countMessages();
   for (const m of messagesLeft > 0 ? await leftovers(store) : []) {
     violations.push({ check: 'message left', detail: m });
@@ -159,6 +164,7 @@ export async function checkChaosRun(input: ChaosCheckInput): Promise<ChaosCheck>
       duplicatesRefused: sum(audit.refused.values()),
       lateMessages: sum(audit.dropped.values()),
       ...handlers,
+      ...attemptTimes,
       messagesLeft,
       deadLetters: dead.length,
       timersLeft: nextTimer === undefined ? 0 : 1,
@@ -182,12 +188,12 @@ type HandlerFacts = Pick<
  */
 function checkHandlerRuns(
   input: ChaosCheckInput,
+  runs: ReadonlyMap<string, HandlerRun[]>,
   commits: ReadonlyMap<string, bigint>,
   commitBy: ReadonlyMap<string, bigint>,
   expectedAttempts: readonly string[],
   violations: Violation[],
 ): HandlerFacts {
-  const runs = readHandlerRuns(input.logDir);
   const facts: HandlerFacts = {
     handlerRuns: 0,
     handlerReruns: 0,

@@ -63,6 +63,8 @@ export interface HandlerRun {
   startedAt: number;
   /** The END line was written. */
   ended: boolean;
+  /** When it ended (epoch ms), if it did. */
+  endedAt?: number;
 }
 
 /** Reads every worker's handler log in `dir`: runs grouped by task key, in log order. */
@@ -84,7 +86,10 @@ export function readHandlerRuns(dir: string): Map<string, HandlerRun[]> {
         runs.set(key, list);
       } else if (kind === 'E') {
         const run = open.get(key);
-        if (run) run.ended = true;
+        if (run) {
+          run.ended = true;
+          run.endedAt = Number(at);
+        }
         open.delete(key);
       }
     }

@@ -53,6 +53,21 @@ export interface ChaosOptions {
   jobPrefix?: string;
   /** Called with a progress line every few seconds. */
   onProgress?: (line: string) => void;
+  /**
+   * Restarts of the store's server while jobs run (PostgreSQL), mixed with the kills:
+   * one every `minMs`–`maxMs` (uniform), at most `max` of them (default: until the kills
+   * stop, or the jobs end when they never do).
+   */
+  storeRestarts?: StoreRestarts;
+}
+
+/** How the driver takes the store's server away and brings it back. */
+export interface StoreRestarts {
+  minMs: number;
+  maxMs: number;
+  max?: number;
+  /** Stops the server and starts it again; resolves once it accepts connections. */
+  restart(): Promise<void>;
 }
 
 /** What a chaos run did and found. */
@@ -60,6 +75,8 @@ export interface ChaosResult {
   facts: ChaosFacts;
   violations: Violation[];
   kills: number;
+  /** Times the store's server was restarted under the workers. */
+  storeRestarts: number;
   workersStarted: number;
   /** Mean time from spawning a worker process to its READY, in ms. */
   meanStartupMs: number;
@@ -70,7 +87,9 @@ export interface ChaosResult {
   /** The store's URL without its password. */
   storeUrl: string;
   logDir: string;
-  settings: Required<Omit<ChaosOptions, 'onProgress' | 'logDir' | 'worker' | 'seed'>> & {
+  settings: Required<
+    Omit<ChaosOptions, 'onProgress' | 'logDir' | 'worker' | 'seed' | 'storeRestarts'>
+  > & {
     worker: Partial<ChaosWorkerSettings>;
   };
 }
@@ -89,19 +108,39 @@ export function seededRandom(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Runs `operation` until it works: while the store's server restarts, the driver's own
+ * calls fail like the workers' do. Starting a job again by its id is a no-op, so a start
+ * whose commit was lost with the connection is simply tried again.
+ */
+async function persist<T>(operation: () => Promise<T>, giveUpMs = 120_000): Promise<T> {
+  const since = Date.now();
+  for (;;) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (Date.now() - since > giveUpMs) throw error;
+      await sleep(100);
+    }
+  }
+}
+
 async function startJobs(store: Store, ids: string[], count: number, prefix: string) {
   const client = new Client(store);
-  for (const workload of CHAOS_WORKLOADS) await workload.deploy(client);
+  for (const workload of CHAOS_WORKLOADS) await persist(() => workload.deploy(client));
   for (let i = 0; i < count; i++) {
     const workload = CHAOS_WORKLOADS[i % CHAOS_WORKLOADS.length];
     const id = `${prefix}${String(i).padStart(6, '0')}`;
-    await workload?.start(client, i, id);
+    await persist(async () => workload?.start(client, i, id));
     ids.push(id);
   }
 }
 
 async function runningJobs(store: Store): Promise<number> {
-  return (await store.listJobs({ state: ['RUNNING', 'PENDING'], limit: 100_000 })).length;
+  const running = await persist(() =>
+    store.listJobs({ state: ['RUNNING', 'PENDING'], limit: 100_000 }),
+  );
+  return running.length;
 }
 
 /** Runs one chaos experiment and checks it. */
@@ -188,6 +227,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }
   })();
 
+  let restarts = 0;
+  const restarting = (async () => {
+    const plan = options.storeRestarts;
+    if (!plan) return;
+    // A schedule of its own, so the kill schedule of a seed stays what it was.
+    const next = seededRandom(seed + 1);
+    const max = plan.max ?? Number.POSITIVE_INFINITY;
+    while (!done && restarts < max) {
+      await sleep(plan.minMs + next() * (plan.maxMs - plan.minMs));
+      // With a bounded chaos phase, the restarts end with the kills.
+      if (done || (settings.killEveryMs > 0 && kills.size >= settings.maxKills)) return;
+      restarts++;
+      await plan.restart();
+    }
+  })();
+
   let lastProgress = Date.now();
   let timedOut = false;
   for (;;) {
@@ -203,12 +258,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       lastProgress = Date.now();
       const seconds = ((Date.now() - began) / 1000).toFixed(1);
       options.onProgress(
-        `${seconds} s: ${jobIds.length} jobs started, ${running} running, ${kills.size} kills`,
+        `${seconds} s: ${jobIds.length} jobs started, ${running} running, ${kills.size} kills${options.storeRestarts ? `, ${restarts} store restarts` : ''}`,
       );
     }
   }
   done = true;
   await killing;
+  await restarting;
   await starting;
   if (startError) violations.push({ check: 'starting jobs failed', detail: String(startError) });
   if (timedOut) {
@@ -233,6 +289,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     facts: check.facts,
     violations: [...violations, ...check.violations],
     kills: kills.size,
+    storeRestarts: restarts,
     workersStarted: nextNumber - 1,
     meanStartupMs: Math.round(startups.reduce((a, b) => a + b, 0) / Math.max(1, startups.length)),
     workerErrors,

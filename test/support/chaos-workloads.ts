@@ -6,7 +6,7 @@
  *
  * The graph workload exercises every graph mechanism that a kill can interrupt: a
  * trigger, tasks in sequence, a four-way fan-out joined again, a task that fails its
- * first attempt and is retried, a hook released by a signal another task sends, a
+ * first attempt and is retried after a 300 ms backoff, a hook released by a signal another task sends, a
  * conditional branch whose untaken side (two activities deep) is skipped, a sleep (a
  * durable timer) and an awaited child job with its own task and sleep. The spread workload
  * runs crossflow's spread → task → collect, whose collected array must be exactly the
@@ -71,7 +71,7 @@ activities:
   start:   { kind: trigger }
   prep:    { kind: task, task: chaos-work }
   left:    { kind: task, task: chaos-work }
-  right:   { kind: task, task: chaos-flaky, retry: { attempts: 3, backoff: 10ms } }
+  right:   { kind: task, task: chaos-flaky, retry: { attempts: 3, backoff: 300ms } }
   ring:    { kind: task, task: chaos-ring }
   bell:    { kind: hook, signal: bell }
   merge:   { kind: task, task: chaos-work }

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderChaosReport } from '../../support/chaos-report.js';
 import { type ChaosResult, runChaos } from '../../support/chaos-run.js';
 import { CHAOS_WORKLOADS } from '../../support/chaos-workloads.js';
-import { freshStoreUrl, type TestStoreLocation } from '../../support/store-under-test.js';
+import { backend, freshStoreUrl, type TestStoreLocation } from '../../support/store-under-test.js';
 
 let location: TestStoreLocation;
 beforeEach(async () => {
@@ -33,6 +33,9 @@ function expectClean(result: ChaosResult, jobs: number): void {
   // The run really was chaotic, and the checks really looked.
   expect(result.kills).toBeGreaterThan(0);
   expect(f.semaphoresChecked).toBeGreaterThan(jobs * 5);
+  // Every third graph job's flaky task failed once and waited its backoff: checked.
+  expect(f.retriesTimed).toBeGreaterThan(0);
+  expect(f.retriesEarly).toBe(0);
 }
 
 describe('chaos: workers SIGKILLed at random while jobs run', () => {
@@ -48,6 +51,38 @@ describe('chaos: workers SIGKILLed at random while jobs run', () => {
     });
     expectClean(result, 150);
   }, 300_000);
+
+  it.runIf(backend === 'postgres')(
+    '120 jobs, 3 workers, SIGKILLs and PostgreSQL restarts every 5–10 s: nothing lost, nothing run twice',
+    async () => {
+      const { restartablePostgres } = await import('../../support/postgres-server.js');
+      const server = await restartablePostgres();
+      try {
+        const result = await runChaos({
+          url: server.url,
+          jobs: 120,
+          workers: 3,
+          killEveryMs: 500,
+          maxKills: 30,
+          deadlineMs: 300_000,
+          storeRestarts: {
+            minMs: 5000,
+            maxMs: 10_000,
+            max: 3,
+            restart: async () => {
+              await server.stop();
+              await server.start();
+            },
+          },
+        });
+        expectClean(result, 120);
+        expect(result.storeRestarts).toBeGreaterThan(0);
+      } finally {
+        await server.dispose();
+      }
+    },
+    400_000,
+  );
 
   it.runIf(process.env.WEFT_CHAOS_FULL === '1')(
     '1,000 jobs, 4 workers, a kill every ~300 ms (WEFT_CHAOS_FULL=1)',
