@@ -158,6 +158,26 @@ export class Worker {
     if (this.started) return;
     this.started = true;
     this.keepAlive = setInterval(() => {}, 1 << 30);
+    try {
+      await this.announceAndListen();
+    } catch (error) {
+      // The store was unreachable: nothing runs, and start() may be called again.
+      clearInterval(this.keepAlive);
+      await Promise.all([this.engineWake.close(), this.taskWake.close()]).catch(() => {});
+      this.started = false;
+      throw error;
+    }
+    this.loops = [
+      this.loop('engine', () => this.engineTurn(), this.engineWake),
+      ...(this.tasks.taskStreams.length
+        ? [this.loop('tasks', () => this.taskTurn(), this.taskWake)]
+        : []),
+      this.loop('timers', () => this.timerTurn(), this.timerWake),
+    ];
+  }
+
+  /** Tells the store what this worker runs and subscribes to its streams' notices. */
+  private async announceAndListen(): Promise<void> {
     // What this worker runs is known by name (code-first workflows), so clients can start it.
     for (const model of this.models.all) await model.announce(this.store);
     await this.engineWake.listen(
@@ -171,13 +191,6 @@ export class Worker {
       this.store,
       this.tasks.taskStreams.map((name) => ({ kind: 'stream' as const, name })),
     );
-    this.loops = [
-      this.loop('engine', () => this.engineTurn(), this.engineWake),
-      ...(this.tasks.taskStreams.length
-        ? [this.loop('tasks', () => this.taskTurn(), this.taskWake)]
-        : []),
-      this.loop('timers', () => this.timerTurn(), this.timerWake),
-    ];
   }
 
   /**

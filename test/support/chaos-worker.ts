@@ -34,10 +34,29 @@ const workerNumber = Number(number);
 const log = new HandlerLog(handlerLogPath(dir, workerNumber));
 const handlers = Object.assign({}, ...CHAOS_WORKLOADS.map((w) => w.handlers(log)));
 
-const store = await openStore(url);
+/**
+ * Runs `step` until it works, as a supervisor restarting the process would: a worker
+ * started while the store's server restarts (a chaos run's PostgreSQL restarts) waits
+ * for it instead of dying.
+ */
+async function untilUp<T>(step: () => Promise<T>): Promise<T> {
+  const since = Date.now();
+  for (;;) {
+    try {
+      return await step();
+    } catch (error) {
+      if (Date.now() - since > 120_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+const store = await untilUp(() => openStore(url));
 // Warm the store's connections (PostgreSQL opens pool connections lazily), so a fresh
 // worker is as quick as an old one; it claims nothing yet.
-await Promise.all(Array.from({ length: settings.concurrency + 2 }, () => store.countMessages()));
+await untilUp(() =>
+  Promise.all(Array.from({ length: settings.concurrency + 2 }, () => store.countMessages())),
+);
 if (mode === 'spare') {
   console.log('LOADED');
   await new Promise<void>((resolve) => {
@@ -94,5 +113,5 @@ process.on('SIGTERM', () => {
   })();
 });
 
-await worker.start();
+await untilUp(() => worker.start());
 console.log('READY');
