@@ -26,7 +26,9 @@ export type DurableHistoryKind =
   | 'end'
   | 'dead-letter'
   | 'reopen'
-  | 'revert';
+  | 'revert'
+  /** A task attempt began: a worker (or an agent) claimed it. */
+  | 'attempt';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;
