@@ -20,7 +20,7 @@ export class AttemptWatch {
 
   constructor(
     private readonly task: TaskMessage,
-    private readonly controller: AbortController,
+    controller: AbortController,
     /** Now, epoch ms (the worker's clock), to read the deadline against. */
     now: number,
   ) {
