@@ -21,8 +21,10 @@ export type { FlowState, TaskState } from './core/states.js';
 export {
   defineTask,
   defineWorkflow,
+  type RetryOptions,
   type TaskDefinition,
   type TaskOptions,
+  type TaskRunOptions,
   type WaitForEventOptions,
   Workflow,
   type WorkflowDefinition,

@@ -111,8 +111,27 @@ export class UnreachableError extends WeftError {
 
 /** A timeout elapsed (task, hook, result wait). */
 export class TimeoutError extends WeftError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * Which of a task's timeouts: `start_to_close` (one attempt ran too long),
+     * `schedule_to_close` (all attempts together), `heartbeat` (the handler stopped
+     * calling `ctx.heartbeat()`). Absent for other timeouts.
+     */
+    readonly timeout?: 'start_to_close' | 'schedule_to_close' | 'heartbeat',
+  ) {
     super('TIMEOUT', message);
+  }
+}
+
+/**
+ * Thrown by a task handler to end its task's retries at once: the attempt fails and no
+ * other runs, whatever attempts the retry policy has left. Subclasses keep the effect
+ * (the code stays `NON_RETRYABLE` whatever the name).
+ */
+export class NonRetryableError extends WeftError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NON_RETRYABLE', message, options);
   }
 }
 

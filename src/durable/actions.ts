@@ -31,6 +31,13 @@ export interface FailureAction {
   type: 'onFailure';
   uuid: string;
   error: ErrorRecord;
+  /**
+   * (weft) the task attempt that failed: the runtime retries it by the task's policy
+   * before the instance hears of a failure. Absent: the failure is final.
+   */
+  attempt?: number;
+  /** (weft) the attempt timed out (the instance's `onTimeout` runs). */
+  timedOut?: boolean;
 }
 
 /** A work has run longer than its timeout (it may still finish). */

@@ -3,6 +3,7 @@
  * the engine sends when it triggers a decision (the seed's "Trigger Decision" data) and
  * the {@link Decision}s that come back (the seed's "decisions from Agents").
  */
+import type { RetrySettings } from '../core/retry-policy.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Branch, PropertiesEntry, Status } from './instance.js';
 import type { JsonObject } from './stable-json.js';
@@ -41,7 +42,14 @@ export interface WorkDecision {
 /** Schedule a task on a worker. */
 export interface ScheduleTaskDecision extends WorkDecision {
   type: 'scheduleTask';
+  /** Per-attempt (start-to-close) timeout. */
   timeout_ms?: number;
+  /** (weft) timeout across all attempts, from now (schedule-to-close). */
+  schedule_to_close_ms?: number;
+  /** (weft) heartbeat timeout. */
+  heartbeat_timeout_ms?: number;
+  /** (weft) retry settings, ms (absent: the defaults). */
+  retry?: RetrySettings;
   /** (weft) the task's revert task, when it has one. */
   revert?: string;
 }

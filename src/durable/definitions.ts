@@ -4,14 +4,37 @@
  * typed by `charge`'s function, and a parallel `execute([a, x], [b, y])` by the tuple.
  */
 import { ValidationError } from '../core/errors.js';
+import type { RetrySettings } from '../core/retry-policy.js';
+import { checkRetryOptions, type RetryOptions } from '../engine/retry-document.js';
 import type { TaskContext } from '../engine/task-context.js';
+import { MAX_DURATION_MS } from '../graph/durations.js';
 import { toJson } from './stable-json.js';
 import { Workflow } from './workflow.js';
 
-/** Options of a task. */
-export interface TaskOptions {
-  /** After this long running, the runtime reports `onTimeout` (the task may still end). */
+/** The clocks and retry policy of a task's runs: its options, or one call's override. */
+export interface TaskRunOptions {
+  /**
+   * How it is retried when an attempt fails (default: 3 attempts, 1 s then 2 s apart);
+   * durations as milliseconds or strings such as `'200ms'`, `'30s'`. `{ attempts: 1 }`
+   * runs it once.
+   */
+  retry?: RetryOptions;
+  /**
+   * Per-attempt (start-to-close) timeout: an attempt running longer is aborted and fails
+   * with a `TimeoutError` (the workflow's `onTimeout` runs), then is retried.
+   */
   timeoutMs?: number;
+  /**
+   * Timeout across all attempts and the waits between them (schedule-to-close), from
+   * when the task was scheduled: when it passes, the task fails with a `TimeoutError`.
+   */
+  scheduleToCloseTimeoutMs?: number;
+  /** An attempt that goes longer than this without `ctx.heartbeat()` fails as timed out. */
+  heartbeatTimeoutMs?: number;
+}
+
+/** Options of a task. */
+export interface TaskOptions extends TaskRunOptions {
   /**
    * The task that undoes this one (TaskFlow's revert): when a workflow defined with
    * `{ onFailure: 'revert' }` fails, it runs with `{ input, output, error }` of this
@@ -22,16 +45,77 @@ export interface TaskOptions {
 
 /**
  * A named async function a worker runs. `I` is its input, `O` its (JSON) output. The
- * worker passes the {@link TaskContext} (idempotency key, attempt, abort signal) as the
- * second argument.
+ * worker passes the {@link TaskContext} (idempotency key, attempt, abort signal,
+ * heartbeat) as the second argument.
  */
 export interface TaskDefinition<I = unknown, O = unknown> {
   readonly kind: 'task';
   readonly name: string;
   readonly run: (input: I, context?: TaskContext) => Promise<O>;
+  /** Its retry settings in milliseconds, as given (absent fields: the defaults). */
+  readonly retry?: RetrySettings;
   readonly timeoutMs?: number;
+  readonly scheduleToCloseTimeoutMs?: number;
+  readonly heartbeatTimeoutMs?: number;
   /** The task that undoes this one, when it has one. */
   readonly revert?: TaskDefinition<never, unknown>;
+  /**
+   * The same task with other run options, for one call:
+   * `await this.execute(charge.with({ retry: { attempts: 5 } }), input)`. Retry fields
+   * given replace the task's own one by one; timeouts given replace its timeouts.
+   */
+  with(options: TaskRunOptions): TaskDefinition<I, O>;
+}
+
+function checkTimeout(value: number | undefined, field: string, where: string): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_DURATION_MS) {
+    throw new ValidationError(`${field} must be whole milliseconds, 0 to 1000 days`, where);
+  }
+}
+
+function runOptions(
+  options: TaskRunOptions,
+  where: string,
+  base: Pick<
+    TaskDefinition,
+    'retry' | 'timeoutMs' | 'scheduleToCloseTimeoutMs' | 'heartbeatTimeoutMs'
+  > = {},
+): Pick<TaskDefinition, 'retry' | 'timeoutMs' | 'scheduleToCloseTimeoutMs' | 'heartbeatTimeoutMs'> {
+  checkTimeout(options.timeoutMs, 'timeoutMs', where);
+  checkTimeout(options.scheduleToCloseTimeoutMs, 'scheduleToCloseTimeoutMs', where);
+  checkTimeout(options.heartbeatTimeoutMs, 'heartbeatTimeoutMs', where);
+  const retry =
+    options.retry === undefined
+      ? base.retry
+      : checkRetryOptions({ ...base.retry, ...options.retry }, where);
+  const timeoutMs = options.timeoutMs ?? base.timeoutMs;
+  const scheduleToClose = options.scheduleToCloseTimeoutMs ?? base.scheduleToCloseTimeoutMs;
+  const heartbeat = options.heartbeatTimeoutMs ?? base.heartbeatTimeoutMs;
+  return {
+    ...(retry !== undefined && { retry }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(scheduleToClose !== undefined && { scheduleToCloseTimeoutMs: scheduleToClose }),
+    ...(heartbeat !== undefined && { heartbeatTimeoutMs: heartbeat }),
+  };
+}
+
+function taskDefinition<I, O>(
+  name: string,
+  run: (input: I, context?: TaskContext) => Promise<O>,
+  options: ReturnType<typeof runOptions>,
+  revert: TaskDefinition<never, unknown> | undefined,
+): TaskDefinition<I, O> {
+  return {
+    kind: 'task',
+    name,
+    run,
+    ...options,
+    ...(revert ? { revert } : {}),
+    with(override: TaskRunOptions): TaskDefinition<I, O> {
+      return taskDefinition(name, run, runOptions(override, `task ${name}`, options), revert);
+    },
+  };
 }
 
 /** Defines a task. Its input and output must be plain JSON. */
@@ -43,13 +127,7 @@ export function defineTask<I = undefined, O = unknown>(
   if (!name) throw new ValidationError('a task needs a name', 'defineTask');
   const wrapped = async (input: I, context?: TaskContext): Promise<Awaited<O>> =>
     await run(input, context as TaskContext);
-  return {
-    kind: 'task',
-    name,
-    run: wrapped,
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.revert ? { revert: options.revert } : {}),
-  };
+  return taskDefinition(name, wrapped, runOptions(options, `task ${name}`), options.revert);
 }
 
 /** A code-first workflow: `A` are the arguments of `handle`, `O` its result. */

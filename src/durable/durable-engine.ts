@@ -30,7 +30,6 @@ import {
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
 import { isFinalFlowState } from '../core/states.js';
-import { taskStream } from '../engine/messages.js';
 import { dropParked, resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
 import type {
   ErrorRecord,
@@ -40,7 +39,7 @@ import type {
   NewMessage,
 } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
-import type { Action } from './actions.js';
+import type { Action, FailureAction } from './actions.js';
 import { failByDeadLetter, reopenAfterDeadLetter } from './dead-letter.js';
 import { runDecision } from './decision-executer.js';
 import type { DecisionOutcome } from './decisions.js';
@@ -57,8 +56,15 @@ import { pauseInstance, resumeInstance, terminateInstance } from './engine-contr
 import { applyDecisions } from './engine-decisions.js';
 import { startInstance } from './engine-start.js';
 import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from './engine-trigger.js';
-import { actionLine, controlLine, decisionLine, startLine, stateLine } from './history-lines.js';
-import { type Instance, statusIndexOf } from './instance.js';
+import {
+  actionLine,
+  controlLine,
+  decisionLine,
+  retryLine,
+  startLine,
+  stateLine,
+} from './history-lines.js';
+import { type Instance, type Status, statusIndexOf } from './instance.js';
 import { flowStateOf } from './instance-life.js';
 import { receiveRevertResult } from './instance-revert.js';
 import {
@@ -69,6 +75,8 @@ import {
 } from './instance-store.js';
 import { moveJobState } from './job-state-path.js';
 import { settledAsIs, settleInitialProperties } from './pending-properties.js';
+import { taskMessage } from './task-message.js';
+import { deadlineError, planTaskRetry } from './task-retry.js';
 import { systemValueSource, type ValueSource } from './value-source.js';
 import { initialProperties } from './workflow-object.js';
 
@@ -91,19 +99,6 @@ export interface DurableEngineOptions {
   values?: ValueSource;
   /** Who commits this runtime's work, as the history names it: a worker's consumer id (default null: a client). */
   worker?: string | null;
-}
-
-/** A task message for a code-first work. */
-export interface DurableTaskPayload {
-  model: 'durable';
-  job: string;
-  a: string;
-  d: '';
-  task: string;
-  input: Json;
-  attempt: number;
-  /** A run of the work's revert task. */
-  revert?: true;
 }
 
 /** The counter holding a revert's semaphore, beside its work's own (`sem`). */
@@ -185,17 +180,48 @@ export class DurableEngine {
       ]);
       return;
     }
-    if (action.type === 'onSuccess' || action.type === 'onFailure') {
-      if (!(await this.recordResult(tx, jobId, action.uuid))) return;
-      // Only a task with a timeout has a timer to cancel.
-      const status = instance.statuses[statusIndexOf(instance.statuses, action.uuid)];
-      if (status?.timeout_ms !== undefined) await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
-    }
     const now = this.clock.now();
-    const { instance: next, effects } = receiveAction(instance, action, now);
-    await this.advance(tx, job, loaded, next, effects, undefined, [
-      actionLine(instance, action, now),
-    ]);
+    let delivered = action;
+    if (action.type === 'onFailure' && action.attempt !== undefined) {
+      // A failed attempt: retried by the task's policy, or final.
+      const random = () => this.values.random();
+      const plan = planTaskRetry(instance, { ...action, attempt: action.attempt }, now, random);
+      if (plan.kind === 'stale') return;
+      if (plan.kind === 'retry') {
+        await tx.append([plan.message]);
+        const line = retryLine(instance, action, plan.attempt, plan.delayMs, now);
+        const told = timedOut(plan.instance, action, now);
+        await this.advance(tx, job, loaded, told.instance, told.effects, undefined, [
+          line,
+          ...told.lines,
+        ]);
+        return;
+      }
+      delivered = { ...action, error: plan.error };
+    }
+    let lines: NewHistoryEntry[] = [];
+    let current = instance;
+    let effects: Effect[] = [];
+    if (delivered.type === 'onSuccess' || delivered.type === 'onFailure') {
+      if (!(await this.recordResult(tx, jobId, delivered.uuid))) return;
+      // Only a task with a schedule-to-close timeout has a timer to cancel.
+      const status = instance.statuses[statusIndexOf(instance.statuses, delivered.uuid)];
+      if (status?.deadline !== undefined) {
+        await tx.cancelTimer(deadlineTimerKey(jobId, delivered.uuid));
+      }
+      if (delivered.type === 'onFailure')
+        ({ instance: current, effects, lines } = timedOut(instance, delivered, now));
+    }
+    const received = receiveAction(current, delivered, now);
+    await this.advance(
+      tx,
+      job,
+      loaded,
+      received.instance,
+      [...effects, ...received.effects],
+      undefined,
+      [...lines, actionLine(instance, delivered, now)],
+    );
   }
 
   /** Pauses, resumes or terminates an instance. */
@@ -451,17 +477,24 @@ export class DurableEngine {
       job: target,
       payload: { k: 'action', job: target, action: a } satisfies ActionMessage as unknown as Json,
     });
-    const now = this.clock.now();
     for (const effect of effects) {
       switch (effect.type) {
         case 'scheduleTask': {
           await this.scheduleWork(tx, job.id, effect.uuid);
-          messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, false));
-          if (effect.timeoutMs !== undefined) {
+          const { clocks } = effect;
+          messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, { clocks }));
+          // Its schedule-to-close deadline ends it whatever its attempts are doing.
+          if (clocks.deadline !== undefined) {
+            const status = { name: effect.name, deadline: clocks.deadline } as Status;
             await tx.scheduleTimer({
-              key: `dto:${job.id}:${effect.uuid}`,
-              at: now + effect.timeoutMs,
-              message: action(job.id, { type: 'onTimeout', uuid: effect.uuid }),
+              key: deadlineTimerKey(job.id, effect.uuid),
+              at: clocks.deadline,
+              message: action(job.id, {
+                type: 'onFailure',
+                uuid: effect.uuid,
+                error: deadlineError(status),
+                timedOut: true,
+              }),
             });
           }
           break;
@@ -515,7 +548,9 @@ export class DurableEngine {
           break;
         case 'scheduleRevert': {
           await this.scheduleWork(tx, job.id, effect.uuid, REVERT_SEMAPHORE);
-          messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, true));
+          messages.push(
+            taskMessage(job.id, effect.uuid, effect.name, effect.input, { revert: true }),
+          );
           break;
         }
         case 'reverted':
@@ -569,23 +604,22 @@ function currentRequest(instance: Instance) {
   return request;
 }
 
-/** The first attempt of a code-first task (or, with `revert`, of its revert) on its stream. */
-function taskMessage(
-  job: string,
-  uuid: string,
-  task: string,
-  input: Json,
-  revert: boolean,
-): NewMessage {
-  const payload: DurableTaskPayload = {
-    model: 'durable',
-    job,
-    a: uuid,
-    d: '',
-    task,
-    input,
-    attempt: 1,
-    ...(revert && { revert: true }),
-  };
-  return { stream: taskStream(task), job, payload: payload as unknown as Json };
+/** The key of a code-first task's schedule-to-close timer. */
+function deadlineTimerKey(job: string, uuid: string): string {
+  return `dsc:${job}:${uuid}`;
+}
+
+/**
+ * A failed attempt that timed out is also an `onTimeout` for the instance (its
+ * `onTimeout` branch runs), delivered before the failure or the retry is recorded.
+ */
+function timedOut(
+  instance: Instance,
+  action: FailureAction,
+  now: number,
+): { instance: Instance; effects: Effect[]; lines: NewHistoryEntry[] } {
+  if (!action.timedOut) return { instance, effects: [], lines: [] };
+  const timeout: Action = { type: 'onTimeout', uuid: action.uuid };
+  const received = receiveAction(instance, timeout, now);
+  return { ...received, lines: [actionLine(instance, timeout, now)] };
 }

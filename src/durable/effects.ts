@@ -4,6 +4,7 @@
  * (in the same transaction as saving the instance, or with the instance saved first).
  */
 import type { ErrorRecord, Json } from '../store/records.js';
+import type { WorkClocks } from './task-message.js';
 
 /** Run a task on a worker; report onStart/onSuccess/onFailure/onTimeout with `uuid`. */
 export interface ScheduleTaskEffect {
@@ -13,6 +14,8 @@ export interface ScheduleTaskEffect {
   name: string;
   input: Json;
   timeoutMs?: number;
+  /** What its task messages carry: its timeouts and schedule-to-close deadline. */
+  clocks: WorkClocks;
   branchKey: number;
   position: string;
   sync: boolean;

@@ -105,10 +105,18 @@ function apply(
   effects: Effect[],
 ): ErrorRecord | null {
   switch (d.type) {
-    case 'scheduleTask':
+    case 'scheduleTask': {
+      const clocks = {
+        ...(d.timeout_ms !== undefined && { timeout_ms: d.timeout_ms }),
+        ...(d.heartbeat_timeout_ms !== undefined && {
+          heartbeat_timeout_ms: d.heartbeat_timeout_ms,
+        }),
+        ...(d.schedule_to_close_ms !== undefined && { deadline: now + d.schedule_to_close_ms }),
+      };
       instance.statuses.push({
         ...newStatus(d, 'task'),
-        ...(d.timeout_ms !== undefined ? { timeout_ms: d.timeout_ms } : {}),
+        ...clocks,
+        ...(d.retry !== undefined ? { retry: d.retry } : {}),
         ...(d.revert !== undefined ? { revert: d.revert } : {}),
       });
       effects.push({
@@ -118,11 +126,13 @@ function apply(
         name: d.name,
         input: d.input,
         ...(d.timeout_ms !== undefined ? { timeoutMs: d.timeout_ms } : {}),
+        clocks,
         branchKey: d.branch_key,
         position: d.position,
         sync: d.sync,
       });
       return null;
+    }
     case 'scheduleFlow':
       instance.statuses.push(newStatus(d, 'workflow'));
       effects.push({

@@ -7,7 +7,7 @@
  */
 import type { FlowState } from '../core/states.js';
 import type { ErrorRecord, Json, NewHistoryEntry } from '../store/records.js';
-import type { Action } from './actions.js';
+import type { Action, FailureAction } from './actions.js';
 import type { Effect } from './effects.js';
 import type { Instance } from './instance.js';
 
@@ -26,7 +26,9 @@ export type DurableHistoryKind =
   | 'end'
   | 'dead-letter'
   | 'reopen'
-  | 'revert';
+  | 'revert'
+  /** A task attempt began: a worker (or an agent) claimed it. */
+  | 'attempt';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;
@@ -72,7 +74,11 @@ export function actionLine(instance: Instance, action: Action, at: number): NewH
     case 'onSuccess':
       return line(kind, { status: 'completed' });
     case 'onFailure':
-      return line(kind, { status: 'failed', error: describeError(action.error) });
+      return line(kind, {
+        status: 'failed',
+        ...(action.attempt !== undefined ? { attempt: action.attempt } : {}),
+        error: describeError(action.error),
+      });
     case 'onTimeout':
       return line('timeout', {});
     case 'waitElapsed':
@@ -85,6 +91,30 @@ export function actionLine(instance: Instance, action: Action, at: number): NewH
           : { status: 'REVERTED' },
       );
   }
+}
+
+/** The line of a failed task attempt that is retried: the next attempt and its delay. */
+export function retryLine(
+  instance: Instance,
+  action: FailureAction,
+  attempt: number,
+  delayMs: number,
+  at: number,
+): NewHistoryEntry {
+  const work = instance.statuses.find((s) => s.uuid === action.uuid);
+  return {
+    job: instance.id,
+    kind: 'task',
+    activity: action.uuid,
+    change: {
+      ...(work ? { name: work.name } : {}),
+      status: 'retrying',
+      attempt,
+      error: describeError(action.error),
+      retryInMs: delayMs,
+    },
+    at,
+  };
 }
 
 /** The line of a pause, resume or terminate (a cancel). */

@@ -5,6 +5,8 @@
  * resume / terminate), how an instance is stored (`loadInstance`, `planInstanceWrites`), the Agent-side {@link DecisionSession}, and the TypeScript
  * decision executer (`runDecision`).
  */
+
+export type { RetryOptions } from '../engine/retry-document.js';
 export type * from './actions.js';
 export type { RunDecisionOptions } from './decision-executer.js';
 export { errorRecordOf, runDecision } from './decision-executer.js';
@@ -22,6 +24,7 @@ export type {
   AnyWork,
   TaskDefinition,
   TaskOptions,
+  TaskRunOptions,
   WorkArgs,
   WorkCall,
   WorkCalls,

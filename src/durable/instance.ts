@@ -4,6 +4,7 @@
  * (snake_case) so a stored instance reads like the specification. Fields the seed does
  * not list but the engine needs are marked "(weft)".
  */
+import type { RetrySettings } from '../core/retry-policy.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { JsonObject } from './stable-json.js';
 
@@ -60,8 +61,16 @@ export interface Status {
   sync: boolean;
   /** (weft) true once an onStart for it was received. */
   started?: boolean;
-  /** (weft) a task's timeout, when it has one (a timer then runs while it is scheduled). */
+  /** (weft) a task's per-attempt (start-to-close) timeout, when it has one. */
   timeout_ms?: number;
+  /** (weft) a task's heartbeat timeout, when it has one. */
+  heartbeat_timeout_ms?: number;
+  /** (weft) a task's schedule-to-close deadline (epoch ms), when it has one. */
+  deadline?: number;
+  /** (weft) a task's retry settings as written (ms; absent fields and absent: the defaults). */
+  retry?: RetrySettings;
+  /** (weft) a task's current attempt, once it was retried (absent: 1). */
+  attempt?: number;
   /** (weft) the task that undoes this one (`defineTask(…, { revert })`), when it has one. */
   revert?: string;
   /**

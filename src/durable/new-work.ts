@@ -4,6 +4,7 @@
  * the engine to record it. Values and sent events complete at once, at the current
  * execution index; tasks, child workflows and waits start `scheduled`.
  */
+import type { RetrySettings } from '../core/retry-policy.js';
 import type { Json } from '../store/records.js';
 import type { Decision } from './decisions.js';
 import type { Status } from './instance.js';
@@ -67,11 +68,20 @@ export function newWork(
       return { status: done(null), decision };
     }
     case 'task': {
-      const timeout = work.timeoutMs !== undefined ? { timeout_ms: work.timeoutMs } : {};
+      const clocks = {
+        ...(work.timeoutMs !== undefined && { timeout_ms: work.timeoutMs }),
+        ...(work.scheduleToCloseMs !== undefined && {
+          schedule_to_close_ms: work.scheduleToCloseMs,
+        }),
+        ...(work.heartbeatTimeoutMs !== undefined && {
+          heartbeat_timeout_ms: work.heartbeatTimeoutMs,
+        }),
+        ...(work.retry !== undefined && { retry: work.retry as RetrySettings }),
+      };
       const revert = work.revert !== undefined ? { revert: work.revert } : {};
       return {
         status: { ...status, ...revert },
-        decision: { type: 'scheduleTask', ...base, ...timeout, ...revert },
+        decision: { type: 'scheduleTask', ...base, ...clocks, ...revert },
       };
     }
     case 'workflow':

@@ -20,7 +20,17 @@ export interface WorkRequest {
   position: string;
   /** True when the branch waits for the work (`execute`), false for `dispatch`. */
   sync: boolean;
+  /** A task's per-attempt (start-to-close) timeout. */
   timeoutMs?: number;
+  /** (weft) a task's timeout across all its attempts (schedule-to-close). */
+  scheduleToCloseMs?: number;
+  /** (weft) a task's heartbeat timeout. */
+  heartbeatTimeoutMs?: number;
+  /**
+   * (weft) a task's retry settings: `{ attempts, backoff, factor, max_backoff, jitter,
+   * non_retryable }`, durations in ms; absent fields (or none) take the defaults.
+   */
+  retry?: Json;
   /** A task's revert task, when it has one. */
   revert?: string;
 }

@@ -50,6 +50,13 @@ function toWork(call: readonly unknown[], position: string, sync: boolean): Work
       position,
       sync,
       ...(work.timeoutMs !== undefined ? { timeoutMs: work.timeoutMs } : {}),
+      ...(work.scheduleToCloseTimeoutMs !== undefined
+        ? { scheduleToCloseMs: work.scheduleToCloseTimeoutMs }
+        : {}),
+      ...(work.heartbeatTimeoutMs !== undefined
+        ? { heartbeatTimeoutMs: work.heartbeatTimeoutMs }
+        : {}),
+      ...(work.retry !== undefined ? { retry: work.retry as Json } : {}),
       ...(work.revert ? { revert: work.revert.name } : {}),
     };
   }

@@ -8,6 +8,7 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { COLLATION_DIGITS, isActiveDigit } from '../core/collation-digits.js';
 import { toErrorRecord, UnreachableError, ValidationError } from '../core/errors.js';
+import type { RandomSource } from '../core/retry-policy.js';
 import { revertedFlowState } from '../core/revert-order.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
@@ -61,6 +62,8 @@ export interface GraphEngineOptions {
    * id (default null: a client).
    */
   worker?: string | null;
+  /** Random numbers in [0, 1) for the jitter of retry delays (default `Math.random`). */
+  random?: RandomSource;
 }
 
 /** One piece of a batch: a step to run over a job's state. */
@@ -85,12 +88,14 @@ export class GraphEngine {
   readonly clock: Clock;
   private readonly inlineSteps: number;
   private readonly worker: string | null;
+  private readonly random: RandomSource;
   private readonly cache = new WorkflowCache();
 
   constructor(options: GraphEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
     this.inlineSteps = Math.max(0, Math.floor(options.inlineSteps ?? 0));
     this.worker = options.worker ?? null;
+    this.random = options.random ?? Math.random;
   }
 
   /** The loaded form of a stored workflow version. */
@@ -288,7 +293,7 @@ export class GraphEngine {
       }
       return this.cache.get(tx, workflow, record.version);
     };
-    return new Step(state, wf, this.clock, dimension, loadLatest);
+    return new Step(state, wf, this.clock, dimension, loadLatest, this.random);
   }
 
   /**

@@ -27,6 +27,8 @@ export type GraphHistoryKind =
   | 'suspended'
   | 'resume'
   | 'resumption'
+  /** A task attempt began: a worker (or an agent) claimed it. */
+  | 'attempt'
   | 'revert'
   /** A scope ended: none of its members was active any more. */
   | 'close'
@@ -38,6 +40,8 @@ export interface OwnWrite {
   status?: string;
   attempt?: number;
   error?: ErrorRecord | null;
+  /** A failed attempt is retried: the next one waits this long (ms). */
+  retryInMs?: number;
 }
 
 /** What one step changed. */
@@ -79,6 +83,7 @@ export function stepEntry(
       ...(own?.status !== undefined ? { status: own.status } : {}),
       ...(own?.attempt !== undefined ? { attempt: own.attempt } : {}),
       ...(own?.error ? { error: describeError(own.error) } : {}),
+      ...(own?.retryInMs !== undefined ? { retryInMs: own.retryInMs } : {}),
       ...(change.state ? { state: change.state } : {}),
     } as Json,
     at,

@@ -68,8 +68,15 @@ export interface TaskMessage extends ActivityAddress {
   task: string;
   input: Json;
   attempt: number;
-  /** Per-attempt timeout, when the activity has one. */
+  /** Per-attempt (start-to-close) timeout, when the task has one. */
   timeoutMs?: number;
+  /** An attempt going longer than this without `ctx.heartbeat()` fails as timed out. */
+  heartbeatTimeoutMs?: number;
+  /**
+   * The schedule-to-close deadline (epoch ms), when the task has one: an attempt is cut
+   * there, and one claimed after it fails at once without running.
+   */
+  deadline?: number;
   /** A run of the activity's revert handler (`task` names it), not of the activity. */
   revert?: true;
 }

@@ -18,6 +18,7 @@
 import { COLLATION_DIGITS } from '../core/collation-digits.js';
 import { InvalidStateError } from '../core/errors.js';
 import { REVERT_ALL_CODE } from '../core/retry-controller.js';
+import { decideRetry } from '../core/retry-policy.js';
 import {
   isRevertFailure,
   nextRevert,
@@ -29,7 +30,7 @@ import {
 import type { TaskState } from '../core/states.js';
 import type { ActivityRecord, ErrorRecord, Json } from '../store/records.js';
 import type { CompiledTask } from './kinds/task.js';
-import { retryDelay } from './kinds/task.js';
+import { taskRetryPolicy } from './kinds/task.js';
 import { passLeg1, passLeg2, REVERT_SEMAPHORE_FIELD } from './legs.js';
 import {
   type ActivityAddress,
@@ -130,6 +131,9 @@ function sendRevert(
     attempt,
     revert: true,
     ...(activity.timeoutMs !== undefined ? { timeoutMs: activity.timeoutMs } : {}),
+    ...(activity.heartbeatTimeoutMs !== undefined
+      ? { heartbeatTimeoutMs: activity.heartbeatTimeoutMs }
+      : {}),
   };
   step.send({
     stream: taskStream(message.task),
@@ -181,23 +185,23 @@ export async function respondRevert(step: Step, response: TaskResponse): Promise
   const current = await step.record(response.a, response.d);
   if (current?.status !== 'REVERTING' || current.attempt !== response.attempt) return false;
   const activity = step.activity(response.a) as CompiledTask;
-  const attempts = activity.retry?.attempts ?? 1;
-  const retry = response.status === 'error' && response.attempt < attempts;
-  const exit = response.status === 'pending' || retry ? 'pending' : 'final';
+  // A revert is retried by its task's policy (no schedule-to-close: undoing has no deadline).
+  const decision =
+    response.status === 'error'
+      ? decideRetry(
+          taskRetryPolicy(activity),
+          { attempt: response.attempt, error: response.error, now: step.clock.now() },
+          step.random,
+        )
+      : undefined;
+  const exit = response.status === 'pending' || decision?.retry ? 'pending' : 'final';
   if ((await passLeg2(step, address, exit, REVERT_SEMAPHORE_FIELD)) === undefined) return false;
   if (response.status === 'pending') return true;
   const where = `${response.a}[${response.d}]`;
-  if (retry) {
-    const next = response.attempt + 1;
-    step.putActivity({ activity: response.a, dimension: response.d, attempt: next });
-    sendRevert(
-      step,
-      address,
-      activity,
-      revertInput(current),
-      next,
-      step.clock.now() + retryDelay(activity.retry, next),
-    );
+  if (decision?.retry) {
+    step.putActivity({ activity: response.a, dimension: response.d, attempt: decision.attempt });
+    step.noteRetry(response.a, decision.delayMs);
+    sendRevert(step, address, activity, revertInput(current), decision.attempt, decision.at);
     return true;
   }
   if (response.status === 'success') {

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.js';
 import { checkedDeltaTo, digitDelta, digitOf } from '../core/collation.js';
 import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
+import type { RandomSource } from '../core/retry-policy.js';
 import type { FlowState } from '../core/states.js';
 import { evaluateExpression } from '../graph/expressions.js';
 import { scopeChain } from '../graph/scopes.js';
@@ -70,6 +71,8 @@ export class Step {
     readonly dimension: string,
     /** Loads other workflows, for child jobs. */
     readonly loadWorkflow: WorkflowLoader,
+    /** Random numbers in [0, 1): the jitter of retry delays. */
+    readonly random: RandomSource = Math.random,
   ) {}
 
   /** The job, as locked for this step. */
@@ -238,6 +241,12 @@ export class Step {
     if (write.attempt !== undefined) own.attempt = write.attempt;
     if (write.error !== undefined) own.error = write.error;
     this.writes.set(key, own);
+  }
+
+  /** Notes on this step's history line that `activity`'s next attempt waits `delayMs`. */
+  noteRetry(activity: string, delayMs: number): void {
+    const key = `${activity}\u0000${this.dimension}`;
+    this.writes.set(key, { ...this.writes.get(key), retryInMs: delayMs });
   }
 
   // ── messages, timers, waiters, jobs ────────────────────────────────────
@@ -439,7 +448,7 @@ export class Step {
    * the collation key fold into one add.
    */
   successor(dimension: string): Step {
-    return new Step(this.state, this.wf, this.clock, dimension, this.loadWorkflow);
+    return new Step(this.state, this.wf, this.clock, dimension, this.loadWorkflow, this.random);
   }
 
   /** The engine messages kept back by {@link holdBack}, once. */

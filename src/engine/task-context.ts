@@ -21,6 +21,12 @@ export interface TaskContext {
   attempt: number;
   /** Aborted when the attempt times out, the lease is lost or the worker shuts down. */
   signal: AbortSignal;
+  /**
+   * Says the handler is still making progress: a task with a heartbeat timeout fails this
+   * attempt (as timed out, then retried by its policy) when it goes longer than that
+   * without a call. Cheap (nothing is written); a no-op without a heartbeat timeout.
+   */
+  heartbeat(): void;
   /** Streams a `pending` result (Leg2 stays open); the final return value closes it. */
   progress(output: Json): Promise<void>;
   /**

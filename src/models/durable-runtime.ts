@@ -58,14 +58,16 @@ export class DurableRuntime implements ModelRuntime {
   }
 
   /**
-   * Delivers `onSuccess` for a success and `onFailure` for anything else to each task's
-   * instance, one after the other.
+   * Delivers `onSuccess` for a success and `onFailure` for a failure to each task's
+   * instance, one after the other; a failed attempt the task's retry policy retries is
+   * scheduled again instead (the instance sees only the final failure).
    */
   async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
     for (const response of responses) {
+      // A progress report (`ctx.progress`) is no result: the instance waits for the last.
+      if (response.status === 'pending') continue;
       if (response.revert) {
-        // Code-first tasks have no retries: a revert's first result is its last.
-        if (response.status === 'pending') continue;
+        // A code-first revert is not retried: its first result is its last.
         await this.engine.act(tx, response.job, {
           type: 'revertResult',
           uuid: response.a,
@@ -84,6 +86,9 @@ export class DurableRuntime implements ModelRuntime {
               type: 'onFailure',
               uuid: response.a,
               error: response.error ?? { name: 'Error', message: 'task failed' },
+              // Retried by the task's policy before the instance hears of a failure.
+              attempt: response.attempt,
+              ...(response.timedOut ? { timedOut: true } : {}),
             },
       );
     }

@@ -50,7 +50,7 @@ function works(instance: Instance): ActivityView[] {
           : s.started
             ? 'RUNNING'
             : 'PENDING'),
-    attempts: s.type === 'task' && (s.started || s.status !== 'scheduled') ? 1 : 0,
+    attempts: s.type === 'task' && (s.started || s.status !== 'scheduled') ? (s.attempt ?? 1) : 0,
     error: s.error ?? null,
     startedAt: null,
     finishedAt: null,

@@ -9,6 +9,7 @@
 import { InvalidStateError, LeaseLostError, NotFoundError } from '../core/errors.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
+import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { AgentTask } from '../models/model-runtime.js';
 import type { Json, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -118,6 +119,7 @@ export class TaskDesk {
   private async started(tx: StoreTx, message: StreamMessage): Promise<AgentTask> {
     const task = message.payload as unknown as TaskMessage;
     const model = this.settings.models.ofTask(task);
+    await recordAttemptStarts(tx, [task], this.settings.clock.now(), this.settings.consumer);
     await model.tasksStarted?.(tx, [task]);
     return model.agentTask(tx, task);
   }

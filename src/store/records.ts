@@ -154,7 +154,9 @@ export interface NewMessage {
    * Appends it already claimed by `consumer`, as if claimed in the same transaction:
    * delivered once, held until the lease ends (then claimable again, as any lease), and
    * no notice is sent for it, since nobody else could claim it. A worker uses it for work
-   * it runs itself right after the commit. `availableAt` is ignored.
+   * it runs itself right after the commit. A message not yet due (`availableAt` later
+   * than now) is not claimed: it is appended as any delayed message, claimable by anyone
+   * once its time has come.
    */
   claim?: { consumer: string; leaseMs: number };
 }

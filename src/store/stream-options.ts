@@ -22,3 +22,17 @@ export function after(now: number, ms: number | undefined): number {
 export function deliveryLimit(maxDeliveries: number | undefined): number | undefined {
   return maxDeliveries === undefined ? undefined : Math.max(0, Math.floor(maxDeliveries));
 }
+
+/**
+ * Whether a message appended with `claim` is appended held by its claimer: only when it
+ * is due (no `availableAt` later than `now`). A claim never takes a message before its
+ * time, even one its claimer appends itself; a delayed one is appended unclaimed.
+ */
+export function appendsHeld(
+  message: { claim?: unknown; availableAt?: number },
+  now: number,
+): boolean {
+  return (
+    message.claim !== undefined && !(message.availableAt !== undefined && message.availableAt > now)
+  );
+}

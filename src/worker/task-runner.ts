@@ -20,6 +20,7 @@ import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messa
 import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
+import { AttemptWatch } from './attempt-watch.js';
 import { bury, isOverdue } from './dead-letters.js';
 import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
@@ -104,9 +105,12 @@ export class TaskRunner {
     const append = async (messages: NewMessage[]): Promise<string[]> => {
       const consumer = this.settings.consumer;
       const leaseMs = this.settings.leaseMs;
+      const due = this.clock.now();
       const marked = messages.map((m) => {
         const room = this.concurrency - this.running.size - this.reserved + freeing;
         if (settled || this.closed || room <= 0 || !serves.has(m.stream) || m.claim) return m;
+        // A retry waiting for its backoff is not taken early: whoever claims it, when due.
+        if (m.availableAt !== undefined && m.availableAt > due) return m;
         this.reserved++;
         held++;
         return { ...m, claim: { consumer, leaseMs } };
@@ -294,20 +298,12 @@ export class TaskRunner {
     );
     heartbeat.unref?.();
     this.heartbeats.set(message.id, heartbeat);
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const watch = new AttemptWatch(task, controller, this.clock.now());
     let response: TaskResponse;
     try {
+      const late = AttemptWatch.late(task, this.clock.now());
+      if (late) throw late;
       if (!handler) throw new NotFoundError('task handler', task.task);
-      const timeout = new Promise<never>((_, reject) => {
-        if (task.timeoutMs === undefined) return;
-        timer = setTimeout(() => {
-          const error = new TimeoutError(
-            `task ${task.task} attempt ${task.attempt} timed out after ${task.timeoutMs} ms`,
-          );
-          controller.abort(error);
-          reject(error);
-        }, task.timeoutMs);
-      });
       const aborted = new Promise<never>((_, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
           once: true,
@@ -322,13 +318,14 @@ export class TaskRunner {
             dimension: task.d,
             attempt: task.attempt,
             signal: controller.signal,
+            heartbeat: () => watch.heartbeat(),
             progress: (value) => this.progress(base, value),
             sendSignal: async (name, data = null, job = task.job) => {
               await this.settings.store.deliverSignal(signalKey(job, name), data);
             },
           }),
         ),
-        timeout,
+        watch.expired,
         aborted,
       ]);
       response = { ...base, status: 'success', output: toJson(output) };
@@ -340,7 +337,7 @@ export class TaskRunner {
         ...(error instanceof TimeoutError ? { timedOut: true } : {}),
       };
     } finally {
-      if (timer) clearTimeout(timer);
+      watch.stop();
     }
     if (leaseLost) {
       this.finish(message.id);

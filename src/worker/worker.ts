@@ -13,6 +13,7 @@ import { StoreError, toErrorRecord } from '../core/errors.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import type { TaskMessage } from '../engine/messages.js';
+import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { ModelRoute } from '../models/model-runtime.js';
 import { Models } from '../models/models.js';
 import type { ErrorRecord } from '../store/records.js';
@@ -145,7 +146,10 @@ export class Worker {
    * in the transaction that claims them: a sequential code-first task costs one commit.
    */
   private async reportStarts(tx: StoreTx, messages: readonly StreamMessage[]): Promise<void> {
-    const told = this.models.toldOfStart(messages.map((m) => m.payload as unknown as TaskMessage));
+    const tasks = messages.map((m) => m.payload as unknown as TaskMessage);
+    // Every attempt's start is in its job's history, whichever model runs it.
+    await recordAttemptStarts(tx, tasks, this.clock.now(), this.consumer);
+    const told = this.models.toldOfStart(tasks);
     if (told.length === 0) return;
     await this.models.tasksStarted(tx, told);
   }

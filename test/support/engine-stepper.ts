@@ -45,6 +45,7 @@ export async function runHandler(
       dimension: task.d,
       attempt: task.attempt,
       signal: new AbortController().signal,
+      heartbeat: () => {},
       progress: async () => {},
       sendSignal: async (name, data = null, job = task.job) => {
         await store.deliverSignal(signalKey(job, name), data);

@@ -86,4 +86,29 @@ describe('append already claimed', () => {
     await offLater();
     expect(heard).not.toContain('held');
   });
+
+  it('never holds a message before its availableAt: a delayed one is appended unclaimed, claimable when due', async () => {
+    const due = clock.now() + 5000;
+    const ids = await store.transaction((tx) =>
+      tx.append([
+        { stream: 's', payload: 'later', availableAt: due, claim },
+        { stream: 's', payload: 'now', claim },
+      ]),
+    );
+    const byId = new Map((await store.peek('s')).map((m) => [m.id, m]));
+    expect(byId.get(ids[0] as string)).toMatchObject({
+      payload: 'later',
+      consumer: null,
+      deliveries: 0,
+      availableAt: due,
+    });
+    expect(byId.get(ids[1] as string)).toMatchObject({ payload: 'now', consumer: 'me' });
+    // Nobody, its appender included, claims it before its time.
+    expect(await store.claim('s', { consumer: 'me', leaseMs: 1000, max: 10 })).toEqual([]);
+    clock.advance(4999);
+    expect(await store.claim('s', { consumer: 'other', leaseMs: 1000, max: 10 })).toEqual([]);
+    clock.advance(1);
+    const [claimed] = await store.claim('s', { consumer: 'other', leaseMs: 1000, max: 10 });
+    expect(claimed).toMatchObject({ id: ids[0], payload: 'later', deliveries: 1 });
+  });
 });

@@ -11,7 +11,13 @@
  */
 import { checkMissedAck } from '../../claim-move.js';
 import type { ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
-import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
+import {
+  after,
+  appendsHeld,
+  countOption,
+  DEFAULT_PAGE,
+  deliveryLimit,
+} from '../../stream-options.js';
 import { type Db, ms, sql, toJson, toRowId } from './context.js';
 
 interface MessageRow {
@@ -209,8 +215,8 @@ export const streams = {
    */
   async append(db: Db, messages: NewMessage[]): Promise<string[]> {
     if (messages.length === 0) return [];
-    if (messages.some((m) => m.claim)) return streams.appendSome(db, messages);
     const now = db.clock.now();
+    if (messages.some((m) => appendsHeld(m, now))) return streams.appendSome(db, messages);
     for (const m of messages) db.notify(`stream:${m.stream}`);
     if (messages.length === 1) {
       const m = messages[0] as NewMessage;
@@ -231,8 +237,9 @@ export const streams = {
   /** Appends a mix of claimed and unclaimed messages; ids in the messages' order. */
   async appendSome(db: Db, messages: NewMessage[]): Promise<string[]> {
     const now = db.clock.now();
-    const claimed = messages.filter((m) => m.claim);
-    const free = messages.filter((m) => !m.claim);
+    const held = messages.map((m) => appendsHeld(m, now));
+    const claimed = messages.filter((_, i) => held[i]);
+    const free = messages.filter((_, i) => !held[i]).map(({ claim: _claim, ...m }) => m);
     const freeIds = free.length ? await streams.append(db, free) : [];
     const rows = await db.rows<{ id: number }>(APPEND_CLAIMED, [
       claimed.map((m) => m.stream),
@@ -245,7 +252,7 @@ export const streams = {
     const claimedIds = rows.map((r) => String(r.id));
     let c = 0;
     let f = 0;
-    return messages.map((m) => (m.claim ? claimedIds[c++] : freeIds[f++]) as string);
+    return messages.map((_, i) => (held[i] ? claimedIds[c++] : freeIds[f++]) as string);
   },
 
   /** Appends one message (signals use it). */

@@ -6,7 +6,13 @@
  */
 import { checkMissedAck } from '../../claim-move.js';
 import type { DeadLetter, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
-import { after, countOption, DEFAULT_PAGE, deliveryLimit } from '../../stream-options.js';
+import {
+  after,
+  appendsHeld,
+  countOption,
+  DEFAULT_PAGE,
+  deliveryLimit,
+} from '../../stream-options.js';
 import { fromJson, type OpsContext, type Statement, toJson } from './context.js';
 
 interface MessageRow {
@@ -155,7 +161,7 @@ export class SqliteStreams {
     const insertClaimed = this.st('insertClaimed');
     const ids: string[] = [];
     for (const m of messages) {
-      if (m.claim) {
+      if (m.claim && appendsHeld(m, now)) {
         // Already held by its consumer: no notice, nobody else could claim it.
         const until = after(now, m.claim.leaseMs);
         const claimed = insertClaimed.run(
