@@ -26,17 +26,19 @@ export type DurableHistoryKind =
   | 'end'
   | 'dead-letter'
   | 'reopen'
-  | 'revert';
+  | 'revert'
+  | 'deadline';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;
 }
 
-/** The line of an instance's start. */
+/** The line of an instance's start (with its execution timeout and deadline, when it has one). */
 export function startLine(
   instance: Instance,
   parent: string | undefined,
   at: number,
+  timeoutMs?: number,
 ): NewHistoryEntry {
   return {
     job: instance.id,
@@ -45,6 +47,9 @@ export function startLine(
       state: 'RUNNING',
       workflow: instance.workflow_name,
       ...(parent ? { parent } : {}),
+      ...(timeoutMs !== undefined
+        ? { timeoutMs, deadline: new Date(at + timeoutMs).toISOString() }
+        : {}),
     },
     at,
   };
@@ -139,6 +144,26 @@ export function decisionLine(
       ...(uuid ? { decision: uuid } : {}),
       added: effects.map(added).filter((a) => a !== null),
       ...(modified ? { modified: describeError(modified.error) } : {}),
+    },
+    at,
+  };
+}
+
+/** The line of a job's timeout: its limit and deadline, and the works it cut off. */
+export function deadlineLine(
+  job: string,
+  limit: { timeoutMs: number; deadline: number; parent?: string },
+  works: readonly string[],
+  at: number,
+): NewHistoryEntry {
+  return {
+    job,
+    kind: 'deadline',
+    change: {
+      timeoutMs: limit.timeoutMs,
+      deadline: new Date(limit.deadline).toISOString(),
+      ...(limit.parent !== undefined ? { parent: limit.parent } : {}),
+      works: [...works],
     },
     at,
   };
