@@ -14,6 +14,7 @@ import type { Store } from '../store/store.js';
 import { LOG_FORMATS } from './cli-logger.js';
 import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
+import { positiveDuration } from './duration-option.js';
 import { formatHistory } from './history-table.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
@@ -150,6 +151,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--input <json>', 'job input as JSON')
     .option('--id <id>', 'job id (starting an existing id returns that job)')
     .option('--version <n>', 'workflow version (default: newest)', positiveWholeNumber)
+    .option(
+      '--timeout <duration>',
+      "end the job (and its child jobs) in FAILURE if it is still running this long after its start: 30s, 5m, 2h… (over the workflow's own timeout)",
+      positiveDuration,
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, workflow: string) => {
@@ -159,6 +165,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const job = await new Client(store).start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
+          ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, await new Client(store).status(job.id));

@@ -4,7 +4,7 @@
  * digit position, so its collation key reads against the table.
  */
 
-import type { ActivityView, JobView } from '../client/job-view.js';
+import { type ActivityView, humanDuration, type JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
 import type { ErrorRecord } from '../store/records.js';
 
@@ -46,6 +46,10 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
     `created ${view.createdAt}${view.finishedAt ? `  finished ${view.finishedAt}` : ''}`,
     ...view.waitingFor,
   ];
+  if (view.deadline !== null && view.timeoutMs !== null) {
+    const limit = view.timeoutMs < 1000 ? `${view.timeoutMs}ms` : humanDuration(view.timeoutMs);
+    lines.push(`deadline ${view.deadline}  (timeout ${limit} from its start)`);
+  }
   if (view.resumptions > 0) {
     const times = view.resumptions === 1 ? 'once' : `${view.resumptions} times`;
     lines.push(

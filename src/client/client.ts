@@ -16,11 +16,13 @@ import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
+import { isTimeoutMs } from '../engine/job-deadline.js';
 import { signalKey } from '../engine/kinds/hook.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
+import { MAX_DURATION_MS } from '../graph/durations.js';
 import { Models } from '../models/models.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store } from '../store/store.js';
@@ -39,6 +41,12 @@ export interface StartOptions {
   id?: string;
   /** A workflow version (default: the newest deployed). */
   version?: number;
+  /**
+   * The job's execution timeout in ms, over the workflow's own (`timeout:`, or
+   * `defineWorkflow`'s `timeoutMs`): a job still running this long after its start ends
+   * in FAILURE with a JobTimeoutError, and its child jobs with it. From 1 ms to 1000 days.
+   */
+  timeoutMs?: number;
 }
 
 /** How `Client.result` reads a job. */
@@ -201,6 +209,12 @@ export class Client {
     options: StartOptions = {},
   ): Promise<JobRecord> {
     const workflow = typeof definition === 'string' ? definition : definition.name;
+    if (options.timeoutMs !== undefined && !isTimeoutMs(options.timeoutMs)) {
+      throw new ValidationError(
+        `timeoutMs ${JSON.stringify(options.timeoutMs)} is not a whole number of ms from 1 to ${MAX_DURATION_MS} (1000 days)`,
+        'start',
+      );
+    }
     const record = await this.store.getDefinition(workflow, options.version);
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
@@ -208,7 +222,13 @@ export class Client {
     const model = this.models.ofDefinition(record);
     const id = options.id ?? this.newId();
     const { job } = await this.store.transaction((tx) =>
-      model.start(tx, { id, workflow, definition: record, input }),
+      model.start(tx, {
+        id,
+        workflow,
+        definition: record,
+        input,
+        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      }),
     );
     return job;
   }

@@ -8,6 +8,7 @@
  */
 import type { CompositionalNode } from '../core/compositional-key.js';
 import type { FlowState } from '../core/states.js';
+import { deadlineRef } from '../engine/job-deadline.js';
 import type { ActivityView } from '../models/activity-view.js';
 import type { ChildView } from '../models/model-runtime.js';
 import type { Models } from '../models/models.js';
@@ -49,6 +50,13 @@ export interface JobView {
    * `weft history` has a `resumption` line for each, naming the worker and the message.
    */
   resumptions: number;
+  /**
+   * When the job's execution timeout ends it (ISO), and the limit in ms, when it has one
+   * (`timeout:`, `defineWorkflow`'s `timeoutMs`, `Client.start`'s `timeoutMs`); null
+   * otherwise. A job still running then ends FAILURE with a JobTimeoutError.
+   */
+  deadline: string | null;
+  timeoutMs: number | null;
   /** Code-first jobs: the engine's instance structure (branches, executions, statuses, …). */
   instance?: Json;
 }
@@ -76,6 +84,7 @@ export async function jobView(
     }
   }
   const running = job.state === 'RUNNING' || job.state === 'PENDING';
+  const deadline = await tx.getCounter(deadlineRef(job.id));
   const { node, instance, ...part } = await models
     .ofJob(job)
     .view(tx, job, { children: childViews, running, now });
@@ -98,6 +107,8 @@ export async function jobView(
     updatedAt: isoTime(job.updatedAt) as string,
     finishedAt: isoTime(job.finishedAt),
     resumptions: Number((await tx.getCounter({ job: job.id, field: RESUMPTIONS_FIELD })) ?? 0n),
+    deadline: deadline === undefined ? null : isoTime(Number(deadline)),
+    timeoutMs: deadline === undefined ? null : Number(deadline) - job.createdAt,
     ...(instance !== undefined && { instance }),
   };
   return { view, node };

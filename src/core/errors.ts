@@ -119,8 +119,35 @@ export class TimeoutError extends WeftError {
      * calling `ctx.heartbeat()`). Absent for other timeouts.
      */
     readonly timeout?: 'start_to_close' | 'schedule_to_close' | 'heartbeat',
+    options?: { code?: string },
   ) {
-    super('TIMEOUT', message);
+    super(options?.code ?? 'TIMEOUT', message);
+  }
+}
+
+/**
+ * A job ran past its execution timeout (`timeout:` on a graph workflow, `timeoutMs` on a
+ * code-first one or on `Client.start`) and was ended in FAILURE; or, with `parent`, it
+ * was ended because the parent job that started it ran past its own.
+ */
+export class JobTimeoutError extends TimeoutError {
+  constructor(
+    /** The job that was ended. */
+    readonly job: string,
+    /** The limit that passed, in ms. */
+    readonly timeoutMs: number,
+    /** When it passed: the deadline, as an ISO time. */
+    readonly deadline: string,
+    /** The job whose deadline it was, when it was an ancestor's (this job was its child). */
+    readonly parent?: string,
+  ) {
+    super(
+      parent === undefined
+        ? `job ${job} timed out: it did not end within its ${timeoutMs} ms limit (deadline ${deadline})`
+        : `job ${job} was ended: job ${parent}, which started it, timed out after its ${timeoutMs} ms limit (deadline ${deadline})`,
+      undefined,
+      { code: 'JOB_TIMEOUT' },
+    );
   }
 }
 

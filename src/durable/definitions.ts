@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../core/errors.js';
 import type { RetrySettings } from '../core/retry-policy.js';
+import { isTimeoutMs } from '../engine/job-deadline.js';
 import { checkRetryOptions, type RetryOptions } from '../engine/retry-document.js';
 import type { TaskContext } from '../engine/task-context.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
@@ -142,6 +143,8 @@ export interface WorkflowDefinition<A extends unknown[] = unknown[], O = unknown
    * ends REVERTED (FAILURE when a revert failed). Absent: it fails at once.
    */
   readonly onFailure?: 'revert';
+  /** The job execution timeout of its instances, in ms (see {@link WorkflowOptions}). */
+  readonly timeoutMs?: number;
   /** Type carrier only; never set. */
   readonly signature?: { call(...input: A): O };
 }
@@ -185,6 +188,13 @@ function objectFactory(name: string, workflow: object): () => Workflow {
 export interface WorkflowOptions {
   /** `revert` to revert finished tasks when the instance fails (default `fail`). */
   onFailure?: 'fail' | 'revert';
+  /**
+   * How long an instance may run, in ms from its start (wall-clock, time paused
+   * included): one still running then ends FAILURE with a JobTimeoutError, the works it
+   * was waiting for recorded failed, its child workflows ended with it; no revert runs.
+   * `Client.start(…, { timeoutMs })` overrides it. Default: no limit.
+   */
+  timeoutMs?: number;
 }
 
 /** Defines a workflow from a class extending {@link Workflow}. */
@@ -215,6 +225,12 @@ export function defineWorkflow(
     typeof workflow === 'function'
       ? classFactory(name, workflow as new () => Workflow)
       : objectFactory(name, workflow);
+  if (options.timeoutMs !== undefined && !isTimeoutMs(options.timeoutMs)) {
+    throw new ValidationError(
+      `timeoutMs ${JSON.stringify(options.timeoutMs)} is not a whole number of ms from 1 to 1000 days`,
+      name,
+    );
+  }
   const probe = create() as unknown as Record<string, unknown>;
   if (typeof probe.handle !== 'function') {
     throw new ValidationError('a workflow needs a handle() method', name);
@@ -224,6 +240,7 @@ export function defineWorkflow(
     name,
     create,
     ...(options.onFailure === 'revert' ? { onFailure: 'revert' as const } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };
 }
 

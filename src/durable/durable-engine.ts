@@ -30,7 +30,26 @@ import {
   SEMAPHORE_INITIAL,
 } from '../core/semaphore.js';
 import { isFinalFlowState } from '../core/states.js';
-import { dropParked, resumeJob, settleSuspending, suspendJob } from '../engine/suspension.js';
+import {
+  childDeadline,
+  type DeadlineMessage,
+  deadlineRef,
+  deadlineTimerKey,
+  deadlineWrites,
+  dropJobWork,
+  jobTimeoutRecord,
+  runningChildren,
+  scheduleDeadline,
+} from '../engine/job-deadline.js';
+import { taskStream } from '../engine/messages.js';
+import {
+  dropParked,
+  parked,
+  resumeJob,
+  settleSuspending,
+  startsNothing,
+  suspendJob,
+} from '../engine/suspension.js';
 import type {
   ErrorRecord,
   JobRecord,
@@ -59,6 +78,7 @@ import { currentDecisionRequest, redeliverDecision, tryTriggerDecision } from '.
 import {
   actionLine,
   controlLine,
+  deadlineLine,
   decisionLine,
   retryLine,
   startLine,
@@ -73,6 +93,7 @@ import {
   loadInstance,
   planInstanceWrites,
 } from './instance-store.js';
+import { failByTimeout, scheduledWorks } from './instance-timeout.js';
 import { moveJobState } from './job-state-path.js';
 import { settledAsIs, settleInitialProperties } from './pending-properties.js';
 import { taskMessage } from './task-message.js';
@@ -89,6 +110,8 @@ export interface DurableStart {
   workflow: string;
   input: Json[];
   parent?: { job: string; uuid: string };
+  /** Its execution timeout in ms, over its workflow's own `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 /** Options of the runtime. */
@@ -153,8 +176,13 @@ export class DurableEngine {
     });
     if (!result.created) return result;
     await tx.appendJournal(writes.journal);
+    // Without the code here, the workflow's own timeout is settled by its first decision.
+    const timeoutMs = start.timeoutMs ?? definition?.timeoutMs;
+    if (timeoutMs !== undefined) {
+      await scheduleDeadline(tx, deadlineWrites(start.id, DURABLE_STREAM, timeoutMs, now));
+    }
     await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [
-      startLine(instance, start.parent?.job, now),
+      startLine(instance, start.parent?.job, now, timeoutMs),
     ]);
     return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
   }
@@ -163,14 +191,22 @@ export class DurableEngine {
   async handle(tx: StoreTx, message: DurableMessage): Promise<void> {
     if (message.k === 'action') return this.act(tx, message.job, message.action);
     if (message.k === 'control') return this.control(tx, message.job, message.op);
+    if (message.k === 'deadline') return this.timeOut(tx, message);
     return this.decide(tx, message.job, message.uuid);
   }
 
-  /** Delivers an action to an instance. */
+  /**
+   * Delivers an action to an instance. A wait's timer that fires while the job is
+   * suspended is parked with the job's other work, and delivered when it resumes.
+   */
   async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
     const locked = await this.lock(tx, jobId);
     if (!locked) return;
     const { job, loaded, instance } = locked;
+    if (action.type === 'waitElapsed' && startsNothing(job.state)) {
+      await this.park(tx, jobId, { k: 'action', job: jobId, action });
+      return;
+    }
     if (action.type === 'revertResult') {
       if (!(await this.recordResult(tx, jobId, action.uuid, REVERT_SEMAPHORE))) return;
       const now = this.clock.now();
@@ -207,7 +243,7 @@ export class DurableEngine {
       // Only a task with a schedule-to-close timeout has a timer to cancel.
       const status = instance.statuses[statusIndexOf(instance.statuses, delivered.uuid)];
       if (status?.deadline !== undefined) {
-        await tx.cancelTimer(deadlineTimerKey(jobId, delivered.uuid));
+        await tx.cancelTimer(workDeadlineTimerKey(jobId, delivered.uuid));
       }
       if (delivered.type === 'onFailure')
         ({ instance: current, effects, lines } = timedOut(instance, delivered, now));
@@ -222,6 +258,49 @@ export class DurableEngine {
       undefined,
       [...lines, actionLine(instance, delivered, now)],
     );
+  }
+
+  /**
+   * Ends an instance whose job's deadline passed, at once, in FAILURE
+   * (`instance-timeout.ts`): its scheduled works failed, its child jobs told to end too,
+   * its task messages deleted, its parent told. A suspended job keeps the message parked
+   * until it resumes; an instance that has ended drops it.
+   */
+  async timeOut(tx: StoreTx, message: DeadlineMessage): Promise<void> {
+    const locked = await this.lock(tx, message.job);
+    if (!locked) return;
+    const { job, loaded, instance } = locked;
+    if (startsNothing(job.state)) {
+      await this.park(tx, job.id, message);
+      return;
+    }
+    const now = this.clock.now();
+    const cut = scheduledWorks(instance);
+    const error = jobTimeoutRecord(message, cut, instance.error);
+    const failed = failByTimeout(instance, error, now);
+    await this.perform(tx, job, failed.effects);
+    await this.save(tx, job, loaded, failed.instance);
+    const children = await runningChildren(tx, job.id);
+    if (children.length > 0) {
+      await tx.append(
+        children.map((child) => ({
+          stream: DURABLE_STREAM,
+          job: child,
+          payload: childDeadline(message, child) as unknown as Json,
+        })),
+      );
+    }
+    await this.writeHistory(tx, [
+      deadlineLine(job.id, message, cut, now),
+      stateLine(job.id, 'end', 'FAILURE', error, now),
+    ]);
+    await dropJobWork(tx, job.id);
+  }
+
+  /** Keeps a message of a suspended job parked until it resumes. */
+  private async park(tx: StoreTx, job: string, message: DurableMessage): Promise<void> {
+    const payload = message as unknown as Json;
+    await tx.append([parked(job, { stream: DURABLE_STREAM, payload })]);
   }
 
   /** Pauses, resumes or terminates an instance. */
@@ -340,6 +419,12 @@ export class DurableEngine {
     await this.writeHistory(tx, [
       stateLine(jobId, 'reopen', flowStateOf(instance), null, this.clock.now()),
     ]);
+    // Its deadline's timer was cancelled when it ended: it runs under the same deadline.
+    const deadline = await tx.getCounter(deadlineRef(jobId));
+    if (deadline !== undefined) {
+      const limit = Number(deadline) - job.createdAt;
+      await tx.scheduleTimer(deadlineWrites(jobId, DURABLE_STREAM, limit, job.createdAt).timer);
+    }
     return true;
   }
 
@@ -407,6 +492,9 @@ export class DurableEngine {
           break;
         }
       }
+      if (instance.properties_pending && definition.timeoutMs !== undefined) {
+        await this.settleDeadline(tx, job, definition.timeoutMs);
+      }
       instance = settleInitialProperties(instance, definition);
       if (definition.onFailure === 'revert' && instance.on_failure !== 'revert') {
         instance = { ...instance, on_failure: 'revert' };
@@ -426,6 +514,15 @@ export class DurableEngine {
       lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
     }
     await this.writeHistory(tx, lines);
+  }
+
+  /**
+   * Gives a job started without its workflow's code (by a client) the workflow's own
+   * timeout, counted from its start, unless its start gave one.
+   */
+  private async settleDeadline(tx: StoreTx, job: JobRecord, timeoutMs: number): Promise<void> {
+    if ((await tx.getCounter(deadlineRef(job.id))) !== undefined) return;
+    await scheduleDeadline(tx, deadlineWrites(job.id, DURABLE_STREAM, timeoutMs, job.createdAt));
   }
 
   /** Writes history lines, naming this runtime's worker, in one statement. */
@@ -468,6 +565,7 @@ export class DurableEngine {
     }
     await moveJobState(tx, job.id, job.state, target, patch);
     if (final && stopped) await dropParked(tx, job.id);
+    if (final) await tx.cancelTimer(deadlineTimerKey(job.id));
   }
 
   private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {
@@ -487,7 +585,7 @@ export class DurableEngine {
           if (clocks.deadline !== undefined) {
             const status = { name: effect.name, deadline: clocks.deadline } as Status;
             await tx.scheduleTimer({
-              key: deadlineTimerKey(job.id, effect.uuid),
+              key: workDeadlineTimerKey(job.id, effect.uuid),
               at: clocks.deadline,
               message: action(job.id, {
                 type: 'onFailure',
@@ -605,7 +703,7 @@ function currentRequest(instance: Instance) {
 }
 
 /** The key of a code-first task's schedule-to-close timer. */
-function deadlineTimerKey(job: string, uuid: string): string {
+function workDeadlineTimerKey(job: string, uuid: string): string {
   return `dsc:${job}:${uuid}`;
 }
 

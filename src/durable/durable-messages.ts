@@ -4,6 +4,7 @@
  * this process does not have goes to the workflow's own decision stream, where a worker
  * (or an HTTP agent) with that code claims it.
  */
+import type { DeadlineMessage } from '../engine/job-deadline.js';
 import type { Action } from './actions.js';
 
 /** The stream of instance actions and control requests. */
@@ -35,5 +36,5 @@ export interface DecideMessage {
   uuid: string;
 }
 
-/** Any message of the code-first runtime. */
-export type DurableMessage = ActionMessage | ControlMessage | DecideMessage;
+/** Any message of the code-first runtime (a job's deadline: `engine/job-deadline.ts`). */
+export type DurableMessage = ActionMessage | ControlMessage | DecideMessage | DeadlineMessage;

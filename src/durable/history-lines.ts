@@ -28,17 +28,19 @@ export type DurableHistoryKind =
   | 'reopen'
   | 'revert'
   /** A task attempt began: a worker (or an agent) claimed it. */
-  | 'attempt';
+  | 'attempt'
+  | 'deadline';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;
 }
 
-/** The line of an instance's start. */
+/** The line of an instance's start (with its execution timeout and deadline, when it has one). */
 export function startLine(
   instance: Instance,
   parent: string | undefined,
   at: number,
+  timeoutMs?: number,
 ): NewHistoryEntry {
   return {
     job: instance.id,
@@ -47,6 +49,9 @@ export function startLine(
       state: 'RUNNING',
       workflow: instance.workflow_name,
       ...(parent ? { parent } : {}),
+      ...(timeoutMs !== undefined
+        ? { timeoutMs, deadline: new Date(at + timeoutMs).toISOString() }
+        : {}),
     },
     at,
   };
@@ -169,6 +174,26 @@ export function decisionLine(
       ...(uuid ? { decision: uuid } : {}),
       added: effects.map(added).filter((a) => a !== null),
       ...(modified ? { modified: describeError(modified.error) } : {}),
+    },
+    at,
+  };
+}
+
+/** The line of a job's timeout: its limit and deadline, and the works it cut off. */
+export function deadlineLine(
+  job: string,
+  limit: { timeoutMs: number; deadline: number; parent?: string },
+  works: readonly string[],
+  at: number,
+): NewHistoryEntry {
+  return {
+    job,
+    kind: 'deadline',
+    change: {
+      timeoutMs: limit.timeoutMs,
+      deadline: new Date(limit.deadline).toISOString(),
+      ...(limit.parent !== undefined ? { parent: limit.parent } : {}),
+      works: [...works],
     },
     at,
   };

@@ -15,6 +15,7 @@
  * ```
  */
 import { WorkflowDefinitionError } from '../core/errors.js';
+import type { Duration } from '../graph/durations.js';
 import {
   type ActivityDocument,
   type CompileOptions,
@@ -38,6 +39,7 @@ interface State {
   activities: [string, ActivityDocument][];
   transitions: [string, TransitionItemDocument][];
   output?: string;
+  timeout?: Duration;
 }
 
 /** Builds a workflow document; `Ids` are the activity ids declared so far. */
@@ -67,6 +69,14 @@ export class WorkflowBuilder<Ids extends string = never> {
   /** Sets the JSONata expression producing the job output. */
   output(expression: string): WorkflowBuilder<Ids> {
     return this.with({ output: expression });
+  }
+
+  /**
+   * Sets the job execution timeout (`timeout:` in a file): a job still running this long
+   * after its start ends FAILURE with a JobTimeoutError, and its child jobs with it.
+   */
+  timeout(duration: Duration): WorkflowBuilder<Ids> {
+    return this.with({ timeout: duration });
   }
 
   /** Adds an activity of any kind. */
@@ -128,7 +138,7 @@ export class WorkflowBuilder<Ids extends string = never> {
    * {@link WorkflowDefinitionError} when an activity id was declared twice.
    */
   build(): WorkflowDocument {
-    const { workflow, version, description, input, output } = this.state;
+    const { workflow, version, description, input, output, timeout } = this.state;
     const activities: Record<string, ActivityDocument> = {};
     const duplicates = new Set<string>();
     for (const [id, activity] of this.state.activities) {
@@ -157,6 +167,7 @@ export class WorkflowBuilder<Ids extends string = never> {
       activities,
       ...(this.state.transitions.length > 0 && { transitions }),
       ...(output !== undefined && { output }),
+      ...(timeout !== undefined && { timeout }),
     };
   }
 

@@ -10,11 +10,21 @@ import { COLLATION_DIGITS, isActiveDigit } from '../core/collation-digits.js';
 import { toErrorRecord, UnreachableError, ValidationError } from '../core/errors.js';
 import type { RandomSource } from '../core/retry-policy.js';
 import { revertedFlowState } from '../core/revert-order.js';
+import { isFinalFlowState } from '../core/states.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
 import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.js';
 import type { GraphHistoryKind } from './history.js';
+import {
+  type DeadlineMessage,
+  deadlineRef,
+  deadlineTimerKey,
+  deadlineWrites,
+  dropJobWork,
+  isDeadlineMessage,
+  runningChildren,
+} from './job-deadline.js';
 import { JobState } from './job-state.js';
 import type { Leg2Message } from './kinds/activity-kind.js';
 import { checkCollects } from './kinds/collect.js';
@@ -31,7 +41,14 @@ import {
 } from './messages.js';
 import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
-import { isNewWork, parked, settleSuspending, startsNothing } from './suspension.js';
+import {
+  heldWhileSuspended,
+  isNewWork,
+  parked,
+  settleSuspending,
+  startsNothing,
+} from './suspension.js';
+import { planTimeOut } from './time-out.js';
 import { QUEUED_FIELD } from './transitions.js';
 
 /** What one step did, for the worker's bookkeeping and tests. */
@@ -114,20 +131,54 @@ export class GraphEngine {
    * and read in two set-based queries (their counters and activity records), every step
    * plans over that snapshot in memory, in message order, and all their writes are
    * applied at the end in one unit of work. A job that ends in the batch drops the
-   * messages after it, as it would had each committed alone.
+   * messages after it, as it would had each committed alone. A job's deadline (see
+   * {@link timeOut}) runs first, on its own.
    */
-  async handleBatch(tx: StoreTx, messages: readonly EngineMessage[]): Promise<StepResult[]> {
-    return this.runBatch(
+  async handleBatch(
+    tx: StoreTx,
+    messages: readonly (EngineMessage | DeadlineMessage)[],
+  ): Promise<StepResult[]> {
+    const results = new Map<number, StepResult>();
+    const steps: EngineMessage[] = [];
+    for (const [i, m] of messages.entries()) {
+      if (isDeadlineMessage(m)) results.set(i, await this.timeOut(tx, m));
+      else steps.push(m);
+    }
+    const ran = await this.runBatch(
       tx,
-      messages.map((m) => ({
-        job: m.job,
-        d: m.d,
-        kind: m.k,
-        a: m.a,
-        body: this.bodyOf(m),
-        message: m,
-      })),
+      steps.map((m) => this.workOf(m)),
     );
+    if (results.size === 0) return ran;
+    return messages.map((_, i) => results.get(i) ?? (ran.shift() as StepResult));
+  }
+
+  private workOf(m: EngineMessage): BatchWork {
+    return { job: m.job, d: m.d, kind: m.k, a: m.a, body: this.bodyOf(m), message: m };
+  }
+
+  /**
+   * Ends a running graph job whose deadline passed, at once, in FAILURE (`time-out.ts`):
+   * its started and paused activities to 7, its child jobs told to end too, its task
+   * messages deleted. A suspended job keeps the message parked until it resumes; a job
+   * that has ended drops it.
+   */
+  async timeOut(tx: StoreTx, message: DeadlineMessage): Promise<StepResult> {
+    const job = await tx.lockJob(message.job);
+    if (job?.model !== 'graph' || isFinalFlowState(job.state)) return { status: 'dropped' };
+    if (startsNothing(job.state)) {
+      const payload = message as unknown as Json;
+      await tx.append([parked(job.id, { stream: ENGINE_STREAM, payload })]);
+      return { status: 'parked' };
+    }
+    const children = await runningChildren(tx, job.id);
+    const state = new JobState(tx, job);
+    const step = await this.newStep(tx, state, '');
+    await planTimeOut(step, message, children);
+    await step.noteStep('deadline', null);
+    await this.finishJob(step, false);
+    await applyUnit(tx, this.signed(state.unit()));
+    await dropJobWork(tx, job.id);
+    return { status: 'ran', ended: 'FAILURE' };
   }
 
   /** Runs several task responses (Leg2s) as one unit, as {@link handleBatch} does. */
@@ -200,7 +251,7 @@ export class GraphEngine {
         results.push({ status: 'dropped' });
         continue;
       }
-      if (at !== 'RUNNING' && work.message?.k === 'enter') {
+      if (at !== 'RUNNING' && work.message && heldWhileSuspended(work.message)) {
         const payload = work.message as unknown as Json;
         state.plan.append.push(parked(work.job, { stream: ENGINE_STREAM, payload }));
         results.push({ status: 'parked' });
@@ -342,6 +393,12 @@ export class GraphEngine {
     const address = addressOf(step, payload);
     await reopenDeadLettered(step, address, error);
     await step.noteStep('reopen', address?.a ?? null);
+    // Its deadline's timer was cancelled when it ended: it runs under the same deadline.
+    const deadline = await step.counter(deadlineRef(jobId));
+    if (deadline !== undefined) {
+      const limit = Number(deadline) - job.createdAt;
+      step.scheduleTimer(deadlineWrites(jobId, ENGINE_STREAM, limit, job.createdAt).timer);
+    }
     await applyUnit(tx, this.signed(state.unit()));
     return true;
   }
@@ -415,14 +472,20 @@ export class GraphEngine {
     return this.endJob(step, error ? 'FAILURE' : 'SUCCESS', output, error);
   }
 
-  /** Plans the job's end in `state`, its history line, and its parent's message. */
-  private endJob(
+  /**
+   * Plans the job's end in `state`, its history line, and its parent's message; a job
+   * with a deadline has its timer cancelled.
+   */
+  private async endJob(
     step: Step,
     state: JobRecord['state'],
     output: Json,
     error: ErrorRecord | null,
-  ): JobRecord['state'] {
+  ): Promise<JobRecord['state']> {
     const { job } = step;
+    if ((await step.counter(deadlineRef(job.id))) !== undefined) {
+      step.cancelTimer(deadlineTimerKey(job.id));
+    }
     // A suspending job may end (its last running work finished); a suspended one ends
     // through RUNNING, the only move out of SUSPENDED.
     if (job.state === 'SUSPENDED') step.endJob('SUSPENDED', 'RUNNING', {});

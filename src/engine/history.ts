@@ -33,7 +33,9 @@ export type GraphHistoryKind =
   /** A scope ended: none of its members was active any more. */
   | 'close'
   /** The job was rerun from an activity: a new job keeps its results before it. */
-  | 'rerun';
+  | 'rerun'
+  /** The job's deadline passed: its started and paused activities errored, the job ended. */
+  | 'deadline';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {
@@ -90,8 +92,16 @@ export function stepEntry(
   };
 }
 
-/** A job's first line: it started (a client, or a parent job's await, created it). */
-export function startEntry(job: NewJob, collation: string, at: number): NewHistoryEntry {
+/**
+ * A job's first line: it started (a client, or a parent job's await, created it), with
+ * its execution timeout and deadline when it has one.
+ */
+export function startEntry(
+  job: NewJob,
+  collation: string,
+  at: number,
+  timeoutMs?: number,
+): NewHistoryEntry {
   return {
     job: job.id,
     kind: 'start',
@@ -102,6 +112,10 @@ export function startEntry(job: NewJob, collation: string, at: number): NewHisto
       version: job.version,
       collation,
       ...(job.parentId ? { parent: job.parentId } : {}),
+      ...(timeoutMs !== undefined && {
+        timeoutMs,
+        deadline: new Date(at + timeoutMs).toISOString(),
+      }),
     },
     at,
   };

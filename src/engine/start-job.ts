@@ -1,7 +1,8 @@
 /**
- * Starting a graph job: the job row, its collation key with every activity pending, and
- * the trigger's `enter` message, in one transaction. Idempotent by job id: starting an id
- * that exists returns that job and enqueues nothing.
+ * Starting a graph job: the job row, its collation key with every activity pending, the
+ * trigger's `enter` message and, when it has an execution timeout, its deadline and the
+ * deadline's timer (job-deadline.ts), in one transaction. Idempotent by job id: starting
+ * an id that exists returns that job and enqueues nothing.
  */
 import { initialCollationKey } from '../core/collation.js';
 import type {
@@ -14,6 +15,7 @@ import type {
 } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import { startEntry } from './history.js';
+import { type DeadlineWrites, deadlineWrites, scheduleDeadline } from './job-deadline.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
 import { COLLATION_FIELD } from './step.js';
@@ -34,6 +36,8 @@ export interface GraphJobStart {
   now: number;
   /** Who starts it, for its history (null: a client). */
   worker?: string | null;
+  /** Its execution timeout in ms (default: the workflow's `timeout:`, else none). */
+  timeoutMs?: number;
 }
 
 /**
@@ -45,12 +49,15 @@ export interface GraphJobRows {
   collation: { ref: CounterRef; initial: bigint };
   enter: NewMessage;
   start: NewHistoryEntry;
+  /** Its deadline, when it has an execution timeout. */
+  deadline?: DeadlineWrites;
 }
 
 /** What starting a graph job writes, as data. */
 export function graphJobRows(start: GraphJobStart): GraphJobRows {
   const { compiled } = start.wf;
   const initial = initialCollationKey(start.wf.layout);
+  const timeoutMs = start.timeoutMs ?? compiled.timeoutMs;
   const job: NewJob = {
     id: start.id,
     workflow: compiled.workflow,
@@ -71,7 +78,10 @@ export function graphJobRows(start: GraphJobStart): GraphJobRows {
       job: start.id,
       payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
     },
-    start: startEntry(job, start.wf.renderKey(initial), start.now),
+    start: startEntry(job, start.wf.renderKey(initial), start.now, timeoutMs),
+    ...(timeoutMs !== undefined && {
+      deadline: deadlineWrites(start.id, ENGINE_STREAM, timeoutMs, start.now),
+    }),
   };
 }
 
@@ -85,6 +95,7 @@ export async function startGraphJob(
   if (!result.created) return result;
   await tx.addCounter(rows.collation.ref, 0n, rows.collation.initial);
   await tx.append([rows.enter]);
+  if (rows.deadline) await scheduleDeadline(tx, rows.deadline);
   await tx.appendHistory([{ ...rows.start, worker: start.worker ?? null }]);
   return result;
 }

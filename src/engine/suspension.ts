@@ -54,6 +54,17 @@ export function isNewWork(job: string, message: NewMessage): boolean {
   return message.stream === ENGINE_STREAM && payload?.k === 'enter';
 }
 
+/**
+ * True for an engine message a suspending or suspended graph job keeps parked until it
+ * resumes: an activity's entry (new work), and what a durable timer fired — a sleep's
+ * wake-up, a hook's timeout, the job's deadline — so no timer fires into a paused job.
+ * They run when it resumes: at once when their time came meanwhile.
+ */
+export function heldWhileSuspended(payload: unknown): boolean {
+  const k = (payload as { k?: unknown } | null)?.k;
+  return k === 'enter' || k === 'wake' || k === 'timeout' || k === 'deadline';
+}
+
 /** The message that keeps `message` parked for `job` until it resumes. */
 export function parked(job: string, message: { stream: string; payload: Json }): NewMessage {
   return {

@@ -77,7 +77,7 @@ function checkDurations(
   }
 }
 
-/** Checks expressions, durations and the input schema. */
+/** Checks expressions, durations (the job's `timeout:` too) and the input schema. */
 export function checkFields(
   draft: Draft,
   document: unknown,
@@ -109,6 +109,13 @@ export function checkFields(
   }
   if (typeof document === 'object' && document !== null && !Array.isArray(document)) {
     checkExpression(root.output, ['output'], problems, ids);
+    checkDuration(root.timeout, ['timeout'], problems);
+    if (parseDuration(root.timeout) === 0) {
+      problems.add(
+        ['timeout'],
+        'a job timeout of 0 would end every job at its start: give more than 0',
+      );
+    }
     const input = root.input;
     if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
       for (const message of checkInputSchema(input)) problems.add(['input'], message);

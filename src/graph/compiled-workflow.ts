@@ -81,6 +81,12 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
    * REVERTED (or FAILURE when a revert failed). Absent: it ends FAILURE at once.
    */
   onFailure?: 'revert';
+  /**
+   * The file's `timeout:` in ms: how long a job may take from its start to its end. A job
+   * still running then ends in FAILURE with a JobTimeoutError, its started and paused
+   * activities on 7, and its child jobs end with it. Absent: no limit.
+   */
+  timeoutMs?: number;
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

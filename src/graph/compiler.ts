@@ -15,6 +15,7 @@ import type {
   CompiledWorkflow,
 } from './compiled-workflow.js';
 import { readDraft } from './draft.js';
+import { type Duration, parseDuration } from './durations.js';
 import type { ActivityShape, KindSpec } from './kind-spec.js';
 import { kindTable } from './kind-table.js';
 import { type Locate, ProblemList } from './problem-list.js';
@@ -46,6 +47,7 @@ export interface WorkflowDocumentOf<Activity> {
   output?: string;
   end?: string;
   on_failure?: 'fail' | 'revert';
+  timeout?: Duration;
 }
 
 /** A compiler over a fixed table of activity kinds. */
@@ -125,6 +127,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       ...(doc.output !== undefined && { output: doc.output }),
       ...(doc.end !== undefined && { end: doc.end }),
       ...(doc.on_failure === 'revert' && { onFailure: 'revert' as const }),
+      ...(doc.timeout !== undefined && { timeoutMs: parseDuration(doc.timeout) ?? 0 }),
       ...(source !== undefined && { source }),
     };
   }

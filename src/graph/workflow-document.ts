@@ -100,6 +100,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
         description:
           'The activity that finishes the job (default: the job ends when nothing is active).',
       }),
+      timeout: duration.optional().meta({
+        description:
+          'How long a job may run, from its start to its end (wall-clock, time suspended included). A job still running then ends FAILURE with a JobTimeoutError, and its child jobs end with it; no on: error path or revert runs. Default: no limit.',
+      }),
       on_failure: z.enum(['fail', 'revert']).optional().meta({
         description:
           'What a failing job does: fail (default) ends it FAILURE; revert first runs the revert handler of every finished task that has one, newest first, and ends it REVERTED.',

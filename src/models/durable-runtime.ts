@@ -47,7 +47,12 @@ export class DurableRuntime implements ModelRuntime {
   /** `handle` gets the input as its arguments when it is an array, else as its one argument. */
   async start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }> {
     const args = Array.isArray(request.input) ? request.input : [request.input];
-    return this.engine.start(tx, { id: request.id, workflow: request.workflow, input: args });
+    return this.engine.start(tx, {
+      id: request.id,
+      workflow: request.workflow,
+      input: args,
+      ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+    });
   }
 
   /** Reports `onStart` to each task's instance, in job order. */

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { NotFoundError } from '../core/errors.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import { stateEntry } from '../engine/history.js';
+import { deadlineTimerKey } from '../engine/job-deadline.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import {
@@ -62,6 +63,7 @@ export class GraphRuntime implements ModelRuntime {
       wf: loadWorkflow(compiled),
       input: request.input,
       now: this.engine.clock.now(),
+      ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
     });
   }
 
@@ -92,6 +94,7 @@ export class GraphRuntime implements ModelRuntime {
     if (await tx.setJobState(job.id, from, 'FAILURE', { error, finishedAt: now })) {
       await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
       if (startsNothing(job.state)) await dropParked(tx, job.id);
+      await tx.cancelTimer(deadlineTimerKey(job.id));
     }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
   }

@@ -36,6 +36,8 @@ export interface StartRequest {
   definition: DefinitionRecord | undefined;
   /** As the client got it: a graph job's input, or a code-first `handle`'s argument(s). */
   input: Json;
+  /** Its execution timeout in ms, over the workflow's own (see `engine/job-deadline.ts`). */
+  timeoutMs?: number;
 }
 
 /** How an HTTP agent is handed a task (`TaskScheduled`). */

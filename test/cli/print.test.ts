@@ -37,6 +37,8 @@ function job(over: Partial<JobView> = {}): JobView {
     activities: [],
     waitingFor: [],
     resumptions: 0,
+    deadline: null,
+    timeoutMs: null,
     input: {},
     output: null,
     error: null,

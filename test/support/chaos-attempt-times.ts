@@ -6,7 +6,8 @@
  * `delay(n)` after the END of the run that committed attempt n − 1 — whichever worker
  * claimed it, the one that appended it included.
  */
-import { retryDelay } from '../../src/engine/kinds/task.js';
+import { retryDelay } from '../../src/core/retry-policy.js';
+import { taskRetryPolicy } from '../../src/engine/kinds/task.js';
 import type { JobRecord } from '../../src/store/records.js';
 import type { Violation } from './chaos-check-jobs.js';
 import type { HandlerRun } from './chaos-handlers.js';
@@ -27,8 +28,9 @@ function backoffOf(job: JobRecord | undefined, activity: string, attempt: number
   if (!job) return null;
   const graph = workloadOf(job.workflow)?.graph(job.workflow);
   const compiled = graph?.activities[activity];
-  if (compiled?.kind !== 'task' || !compiled.retry) return null;
-  return retryDelay(compiled.retry, attempt);
+  if (compiled?.kind !== 'task') return null;
+  // Jitter only ever adds to a delay: with none drawn, the delay is the least wait.
+  return retryDelay(taskRetryPolicy(compiled), attempt, () => 0);
 }
 
 /** Checks every retry in the handler logs against the run that committed the attempt before it. */

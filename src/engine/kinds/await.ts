@@ -81,7 +81,9 @@ export const awaitKind = defineKind({
           ? {}
           : { parent: { job: step.job.id, activity: address.a, dimension: address.d } }),
       });
-      await step.createJob(rows.job, [rows.collation], [rows.enter], rows.start);
+      const counters = rows.deadline ? [rows.collation, rows.deadline.counter] : [rows.collation];
+      await step.createJob(rows.job, counters, [rows.enter], rows.start);
+      if (rows.deadline) step.scheduleTimer(rows.deadline.timer);
     }
     step.putActivity({
       activity: address.a,
