@@ -68,6 +68,7 @@ import {
   planInstanceWrites,
 } from './instance-store.js';
 import { moveJobState } from './job-state-path.js';
+import { isLateAction, type LateAction, recordLateAction } from './late-results.js';
 import { settledAsIs, settleInitialProperties } from './pending-properties.js';
 import { systemValueSource, type ValueSource } from './value-source.js';
 import { initialProperties } from './workflow-object.js';
@@ -174,7 +175,11 @@ export class DurableEngine {
   /** Delivers an action to an instance. */
   async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
     const locked = await this.lock(tx, jobId);
-    if (!locked) return;
+    if (!locked) {
+      // The instance ended: a work it did not wait for may still report (late-results.ts).
+      if (isLateAction(action)) await this.actAfterEnd(tx, jobId, action);
+      return;
+    }
     const { job, loaded, instance } = locked;
     if (action.type === 'revertResult') {
       if (!(await this.recordResult(tx, jobId, action.uuid, REVERT_SEMAPHORE))) return;
@@ -196,6 +201,27 @@ export class DurableEngine {
     await this.advance(tx, job, loaded, next, effects, undefined, [
       actionLine(instance, action, now),
     ]);
+  }
+
+  /**
+   * Records a work's start or result on an instance that has ended, closing its Leg2 as
+   * a result always does; the job keeps its state, and its history gets the action's
+   * line marked `afterEnd`.
+   */
+  private async actAfterEnd(tx: StoreTx, jobId: string, action: LateAction): Promise<void> {
+    const job = await tx.lockJob(jobId);
+    if (job?.model !== 'durable') return;
+    const loaded = await loadInstance(tx, job, this.cache);
+    if (!loaded) return;
+    const now = this.clock.now();
+    const next = recordLateAction(loaded.instance, action, now);
+    if (!next) return;
+    if (action.type !== 'onStart') {
+      if (!(await this.recordResult(tx, jobId, action.uuid))) return;
+      await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
+    }
+    await this.save(tx, job, loaded, next);
+    await this.writeHistory(tx, [actionLine(loaded.instance, action, now, true)]);
   }
 
   /** Pauses, resumes or terminates an instance. */

@@ -60,6 +60,12 @@ export interface Status {
   sync: boolean;
   /** (weft) true once an onStart for it was received. */
   started?: boolean;
+  /** (weft) when the decision that met it recorded it (epoch ms). */
+  scheduled_at?: number;
+  /** (weft) when its onStart was received: a worker began running it. */
+  started_at?: number;
+  /** (weft) when its result was taken: completed or failed. */
+  finished_at?: number;
   /** (weft) a task's timeout, when it has one (a timer then runs while it is scheduled). */
   timeout_ms?: number;
   /** (weft) the task that undoes this one (`defineTask(…, { revert })`), when it has one. */
