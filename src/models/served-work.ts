@@ -5,6 +5,7 @@
  * says otherwise): a misspelt task name, a worker that died, a module without the task.
  */
 import { ValidationError } from '../core/errors.js';
+import type { WorkerPresence } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 
 /** The environment variable that sets the presence window, in ms. */
@@ -42,18 +43,23 @@ export interface ServedWork {
   workflows: ReadonlySet<string>;
 }
 
-/** What the workers heard from since `since` serve: their task names and workflows. */
-export async function servedSince(
-  tx: Pick<StoreTx, 'listWorkers'>,
-  since: number,
-): Promise<ServedWork> {
+/** What `workers` serve together: their task names and workflows. */
+export function servedBy(workers: readonly WorkerPresence[]): ServedWork {
   const tasks = new Set<string>();
   const workflows = new Set<string>();
-  for (const worker of await tx.listWorkers(since)) {
+  for (const worker of workers) {
     for (const task of worker.tasks) tasks.add(task);
     for (const workflow of worker.workflows) workflows.add(workflow);
   }
   return { tasks, workflows };
+}
+
+/** What the workers heard from since `since` serve. */
+export async function servedSince(
+  tx: Pick<StoreTx, 'listWorkers'>,
+  since: number,
+): Promise<ServedWork> {
+  return servedBy(await tx.listWorkers(since));
 }
 
 /**
