@@ -48,7 +48,8 @@ export function createCliLogger(format: LogFormat): WorkerLogger {
             colorize: Boolean(process.stderr.isTTY),
             translateTime: 'SYS:HH:MM:ss.l',
             // The message already names these; the error (with its stack) stays.
-            ignore: 'task,job,activity,dimension,attempt,workflow,version,state,durationMs',
+            ignore:
+              'task,tasks,unserved,messages,waitingSince,job,activity,dimension,attempt,workflow,version,state,durationMs',
           }),
         );
   const line = (fields: LogFields | undefined, error: ErrorRecord | undefined) => ({

@@ -27,6 +27,8 @@ const WORDED = new Set([
   'modified',
   'decision',
   'collation',
+  'dispatched',
+  'afterEnd',
 ]);
 
 /** One work, wait or event a code-first decision added: `+task reserve`. */
@@ -48,7 +50,7 @@ export function describeChange(change: HistoryChange): string {
   if (change.state) parts.push([change.state, workflow].filter(Boolean).join(' '));
   else if (workflow) parts.push(workflow);
   if (change.parent) parts.push(`parent ${change.parent}`);
-  if (change.name) parts.push(change.name);
+  if (change.name) parts.push(change.dispatched ? `${change.name} (dispatched)` : change.name);
   if (change.event) parts.push(`event ${change.event}`);
   if (change.op) parts.push(change.op);
   const status = [change.status, change.attempt !== undefined ? `attempt ${change.attempt}` : '']
@@ -58,6 +60,7 @@ export function describeChange(change: HistoryChange): string {
   if (change.added?.length) parts.push(change.added.map(describeAdded).join(' '));
   if (change.modified) parts.push(`modified: ${change.modified}`);
   if (change.error) parts.push(`error ${change.error}`);
+  if (change.afterEnd) parts.push('after the job ended');
   for (const [key, value] of Object.entries(change)) {
     if (!WORDED.has(key) && value !== undefined) parts.push(`${key}=${JSON.stringify(value)}`);
   }

@@ -7,6 +7,7 @@
 import { type ActivityView, humanDuration, type JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
 import type { ErrorRecord } from '../store/records.js';
+import { dispatchedLines } from './dispatched-lines.js';
 
 /** Where text goes; tests pass their own. */
 export interface Output {
@@ -66,6 +67,7 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
   for (const a of view.activities) {
     if (a.error?.stack) lines.push(...formatStack(`${a.id} (attempt ${a.attempts})`, a.error));
   }
+  lines.push(...dispatchedLines(view));
   if (options.verbose && view.instance) {
     lines.push(...formatInstance(view.instance as unknown as Instance).split('\n'));
   }
@@ -121,7 +123,9 @@ export function renderActivityTable(activities: readonly ActivityView[]): string
   if (errors) header.push('Error');
   const body = rows.map((a) => {
     const cells = [
-      ...(graph ? [String(a.position), a.id, a.state, String(a.digit)] : [a.id, a.kind, a.state]),
+      ...(graph
+        ? [String(a.position), a.id, a.state, String(a.digit)]
+        : [a.id, a.dispatched ? `${a.kind} (dispatched)` : a.kind, a.state]),
       a.attempts > 0 ? String(a.attempts) : '',
       time(a.startedAt),
       time(a.finishedAt),

@@ -10,6 +10,7 @@ import { Worker } from '../worker/worker.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
+import { missingHandlers, warnMissingHandlers } from './missing-handlers.js';
 import type { Output } from './print.js';
 
 /** Options of `weft worker`. */
@@ -56,6 +57,7 @@ export async function runWorkerCommand(
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );
+    warnMissingHandlers(logger, await missingHandlers(store, worker.servedTasks, worker.consumer));
     const outcome = await Promise.race([
       worker.run().then(
         () => undefined,

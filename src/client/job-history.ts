@@ -39,6 +39,10 @@ export interface HistoryChange {
   modified?: string;
   /** Code-first `pause`, `resume`, `cancel`: the operation. */
   op?: string;
+  /** Code-first `task`, `child`: the work was dispatched (its code did not wait for it). */
+  dispatched?: boolean;
+  /** Code-first `task`, `child`: recorded after the job had ended (a dispatched work, say). */
+  afterEnd?: boolean;
   [key: string]: Json | undefined;
 }
 

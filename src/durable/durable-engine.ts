@@ -95,6 +95,7 @@ import {
 } from './instance-store.js';
 import { failByTimeout, scheduledWorks } from './instance-timeout.js';
 import { moveJobState } from './job-state-path.js';
+import { isLateAction, type LateAction, recordLateAction } from './late-results.js';
 import { settledAsIs, settleInitialProperties } from './pending-properties.js';
 import { taskMessage } from './task-message.js';
 import { deadlineError, planTaskRetry } from './task-retry.js';
@@ -201,7 +202,11 @@ export class DurableEngine {
    */
   async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
     const locked = await this.lock(tx, jobId);
-    if (!locked) return;
+    if (!locked) {
+      // The instance ended: a work it did not wait for may still report (late-results.ts).
+      if (isLateAction(action)) await this.actAfterEnd(tx, jobId, action);
+      return;
+    }
     const { job, loaded, instance } = locked;
     if (action.type === 'waitElapsed' && startsNothing(job.state)) {
       await this.park(tx, jobId, { k: 'action', job: jobId, action });
@@ -301,6 +306,27 @@ export class DurableEngine {
   private async park(tx: StoreTx, job: string, message: DurableMessage): Promise<void> {
     const payload = message as unknown as Json;
     await tx.append([parked(job, { stream: DURABLE_STREAM, payload })]);
+  }
+
+  /**
+   * Records a work's start or result on an instance that has ended, closing its Leg2 as
+   * a result always does; the job keeps its state, and its history gets the action's
+   * line marked `afterEnd`.
+   */
+  private async actAfterEnd(tx: StoreTx, jobId: string, action: LateAction): Promise<void> {
+    const job = await tx.lockJob(jobId);
+    if (job?.model !== 'durable') return;
+    const loaded = await loadInstance(tx, job, this.cache);
+    if (!loaded) return;
+    const now = this.clock.now();
+    const next = recordLateAction(loaded.instance, action, now);
+    if (!next) return;
+    if (action.type !== 'onStart') {
+      if (!(await this.recordResult(tx, jobId, action.uuid))) return;
+      await tx.cancelTimer(`dto:${jobId}:${action.uuid}`);
+    }
+    await this.save(tx, job, loaded, next);
+    await this.writeHistory(tx, [actionLine(loaded.instance, action, now, true)]);
   }
 
   /** Pauses, resumes or terminates an instance. */

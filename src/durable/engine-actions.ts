@@ -89,7 +89,7 @@ export function receiveAction(instance: Instance, action: Action, now: number): 
       if (!isOpen(status) || status.started || status.type === 'wait') {
         return { instance, effects: [] };
       }
-      next.statuses[i] = { ...status, started: true };
+      next.statuses[i] = { ...status, started: true, started_at: now };
       pushBuffer(next, 'onStart', now, { uuid: action.uuid });
       break;
     }

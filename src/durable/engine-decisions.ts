@@ -188,6 +188,18 @@ function endWaits(instance: Instance, effects: Effect[]): void {
   instance.waits = [];
 }
 
+/** Times the works this decision recorded (from index `from` on): scheduled now, and values and sent events finished now. */
+function stampScheduled(instance: Instance, from: number, now: number): void {
+  for (let i = from; i < instance.statuses.length; i++) {
+    const status = instance.statuses[i] as Status;
+    instance.statuses[i] = {
+      ...status,
+      scheduled_at: now,
+      ...(status.status === 'scheduled' ? {} : { finished_at: now }),
+    };
+  }
+}
+
 /** The typed error for a `modified` decision. */
 export function modifiedError(d: ModifiedDecision): ModifiedDeciderError {
   return new ModifiedDeciderError(d.branch_key, d.position, d.expected_hash, d.actual_hash);
@@ -225,10 +237,12 @@ export function applyDecisions(
     return { instance: next, effects };
   }
   let failure: ErrorRecord | null = null;
+  const known = next.statuses.length;
   for (const d of outcome.decisions) {
     const error = apply(next, d, now, effects);
     if (error && !failure) failure = error;
   }
+  stampScheduled(next, known, now);
   next.decision_current_index = next.executions.length;
   if (failure) {
     endWaits(next, effects);

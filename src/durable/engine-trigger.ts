@@ -86,13 +86,20 @@ function prepare(instance: Instance): void {
         status: 'completed',
         completion_index: index,
         output: branch.task_output,
+        finished_at: action.timestamp,
       };
     } else {
       const error = data.error ?? { name: 'Error', message: 'failed' };
       branch.error_name = error.name;
       branch.error_input = error;
       const index = planBranch(instance, branch);
-      done = { ...status, status: 'failed', completion_index: index, error };
+      done = {
+        ...status,
+        status: 'failed',
+        completion_index: index,
+        error,
+        finished_at: action.timestamp,
+      };
     }
     instance.statuses[at] = done;
     const owner = instance.branches[status.branch_key];

@@ -57,14 +57,27 @@ export function startLine(
   };
 }
 
-/** The line of an action delivered to `instance` (as it stood before the action). */
-export function actionLine(instance: Instance, action: Action, at: number): NewHistoryEntry {
+/**
+ * The line of an action delivered to `instance` (as it stood before the action). A
+ * dispatched work's lines say `dispatched`; `afterEnd` marks one recorded after the
+ * instance ended (late-results.ts).
+ */
+export function actionLine(
+  instance: Instance,
+  action: Action,
+  at: number,
+  afterEnd = false,
+): NewHistoryEntry {
   const job = instance.id;
   if (action.type === 'onEvent') {
     return { job, kind: 'event', change: { event: action.name }, at };
   }
   const work = instance.statuses.find((s) => s.uuid === action.uuid);
-  const name: Record<string, Json> = work ? { name: work.name } : {};
+  const name: Record<string, Json> = {
+    ...(work ? { name: work.name } : {}),
+    ...(work && !work.sync && work.type !== 'wait' ? { dispatched: true } : {}),
+    ...(afterEnd ? { afterEnd: true } : {}),
+  };
   const kind = work?.type === 'workflow' ? 'child' : 'task';
   const line = (k: DurableHistoryKind, change: Record<string, Json>): NewHistoryEntry => ({
     job,

@@ -61,6 +61,12 @@ export interface Status {
   sync: boolean;
   /** (weft) true once an onStart for it was received. */
   started?: boolean;
+  /** (weft) when the decision that met it recorded it (epoch ms). */
+  scheduled_at?: number;
+  /** (weft) when its onStart was received: a worker began running it. */
+  started_at?: number;
+  /** (weft) when its result was taken: completed or failed. */
+  finished_at?: number;
   /** (weft) a task's per-attempt (start-to-close) timeout, when it has one. */
   timeout_ms?: number;
   /** (weft) a task's heartbeat timeout, when it has one. */

@@ -1,5 +1,5 @@
 /** One row of a job's view: an activity of a graph job, or a work of a code-first job. */
-import type { ErrorRecord } from '../store/records.js';
+import type { ErrorRecord, Json } from '../store/records.js';
 
 /** One activity's row (graph jobs), or one work of a code-first job. */
 export interface ActivityView {
@@ -9,7 +9,7 @@ export interface ActivityView {
   kind: string;
   /**
    * The digit's name (Pending, Started, Completed, Errored…); for a code-first work its
-   * status: scheduled, completed or failed.
+   * status: scheduled, running (a worker started it), completed or failed.
    */
   state: string;
   /** Where its digit sits in the collation key, 1 for the leftmost; null for a code-first work. */
@@ -18,6 +18,13 @@ export interface ActivityView {
   digit: number | null;
   /** A code-first work's id. */
   work?: string;
+  /**
+   * A code-first work the code did not wait for (`dispatch`): its end does not end the
+   * job, and it may run on after the job ended.
+   */
+  dispatched?: boolean;
+  /** A code-first work's output, once it completed. */
+  output?: Json;
   /**
    * Its record's status (PENDING, RUNNING, SUCCESS, FAILURE), null before it ran; for a
    * code-first work, the same read off its status.

@@ -13,6 +13,7 @@ import type { ActivityRecord, JobRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { ActivityView } from './activity-view.js';
 import type { ChildView, ModelView, ViewContext } from './model-runtime.js';
+import { UnservedNotes } from './served-work.js';
 import { isoTime, until } from './view-time.js';
 
 /** Builds a graph job's part of its view. */
@@ -50,12 +51,22 @@ export async function graphView(
       finishedAt: isoTime(record?.finishedAt ?? null),
     };
   });
+  // Started tasks: since when each waits, for the note on one no live worker serves.
+  const unserved = running
+    ? await UnservedNotes.read(
+        tx,
+        now,
+        activities
+          .filter((a) => a.kind === 'task' && a.state === 'Started')
+          .map((a) => records.get(a.id)?.startedAt),
+      )
+    : undefined;
   return {
     collation: wf.renderKey(key),
     compositional: composeKey(node),
     activities,
-    waitingFor: running
-      ? graphWaits(wf, activities, records, children, now)
+    waitingFor: unserved
+      ? graphWaits(wf, activities, records, children, now, unserved)
       : suspendedWaits(job.state),
     node,
   };
@@ -87,6 +98,7 @@ function graphWaits(
   records: ReadonlyMap<string, ActivityRecord>,
   children: readonly ChildView[],
   now: number,
+  unserved: UnservedNotes,
 ): string[] {
   const words: string[] = [];
   for (const a of activities) {
@@ -98,7 +110,9 @@ function graphWaits(
       const record = records.get(a.id);
       if (activity.kind === 'task') {
         const attempt = a.attempts > 1 ? `, attempt ${a.attempts}` : '';
-        words.push(`waits for task ${activity.task ?? activity.id} (activity ${a.id}${attempt})`);
+        const task = activity.task ?? activity.id;
+        const note = unserved.task(task, record?.startedAt, now);
+        words.push(`waits for task ${task} (activity ${a.id}${attempt})${note}`);
       } else if (activity.kind === 'sleep') {
         const at = (record?.input as { until?: number } | null)?.until;
         words.push(

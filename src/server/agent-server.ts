@@ -20,9 +20,11 @@ import { NotFoundError, toErrorRecord, ValidationError } from '../core/errors.js
 import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { Models } from '../models/models.js';
+import { presenceWindowMs } from '../models/served-work.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from '../worker/job-ends.js';
+import { Presence } from '../worker/presence.js';
 import { stderrLogger, type WorkerLogger } from '../worker/worker-options.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -105,6 +107,8 @@ export class AgentServer {
   private readonly maxWaitMs: number;
   private readonly maxBodyBytes: number;
   private readonly logger: WorkerLogger;
+  /** The server's row in the store's workers: the tasks and workflows its agents registered. */
+  private readonly presence: Presence;
 
   constructor(private readonly options: AgentServerOptions) {
     const clock = options.clock ?? new SystemClock();
@@ -133,6 +137,19 @@ export class AgentServer {
     this.tasks = new TaskDesk(settings);
     this.dispatcher = new JobDispatcher(this.registry, this.decisions, this.tasks, 1000);
     this.routes = this.buildRoutes();
+    this.presence = new Presence({
+      store: options.store,
+      id: this.consumer,
+      serves: () => ({
+        tasks: this.registry.tasks,
+        streams: [],
+        workflows: this.registry.workflows,
+      }),
+      windowMs: presenceWindowMs(),
+      clock,
+      logger,
+      watch: false,
+    });
     this.http = createServer((req, res) => {
       const handled = this.serve(req, res);
       this.inFlight.add(handled);
@@ -182,6 +199,7 @@ export class AgentServer {
       workflows: this.options.workflows ?? [],
       tasks: this.options.tasks ?? [],
     });
+    await this.presence.start();
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
       this.http.listen(port, host, () => {
@@ -202,6 +220,7 @@ export class AgentServer {
     await Promise.allSettled([...this.inFlight]);
     this.http.closeAllConnections();
     await closed;
+    await this.presence.stop();
     await this.registry.close();
   }
 

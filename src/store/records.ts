@@ -326,3 +326,40 @@ export interface StoreStats {
   /** Handler attempts recorded on activities so far. */
   handlerRuns: number;
 }
+
+/** A worker saying it runs, and what it serves (`putWorker`). */
+export interface NewWorkerPresence {
+  /** The worker's consumer id (the name on its claims and history lines). */
+  id: string;
+  /** Task names it has handlers for (it claims from `task:<name>`). */
+  tasks: string[];
+  /** Engine streams it runs steps from (`engine`, `durable`, `decide:<workflow>`). */
+  streams: string[];
+  /** Code-first workflows it has the code of. */
+  workflows: string[];
+  /** Epoch ms of this heartbeat. */
+  at: number;
+}
+
+/** A worker as the store knows it: what it serves, since when, and its last heartbeat. */
+export interface WorkerPresence {
+  id: string;
+  tasks: string[];
+  streams: string[];
+  workflows: string[];
+  /** Its first heartbeat (epoch ms). */
+  startedAt: number;
+  /** Its last heartbeat (epoch ms). */
+  heartbeatAt: number;
+}
+
+/** Messages of one stream that nobody holds and that have been claimable for a while (`waitingStreams`). */
+export interface WaitingStream {
+  stream: string;
+  /** How many. */
+  messages: number;
+  /** When the longest-waiting one became claimable (epoch ms). */
+  since: number;
+  /** That message's job, when it has one. */
+  job: string | null;
+}

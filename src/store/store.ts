@@ -33,9 +33,12 @@ import type {
   NewMessage,
   NewTimer,
   NewWaiter,
+  NewWorkerPresence,
   SignalOutcome,
   StoreStats,
   StreamMessage,
+  WaitingStream,
+  WorkerPresence,
 } from './records.js';
 
 /** The operations that can run inside one transaction. */
@@ -278,6 +281,29 @@ export interface StoreTx {
   appendHistory(entries: NewHistoryEntry[]): Promise<void>;
   /** A job's history by `seq`, after `afterSeq`, at most `limit` lines (default 1000). */
   historyOfJob(job: string, query?: HistoryQuery): Promise<HistoryEntry[]>;
+
+  // ── workers ───────────────────────────────────────────────────────────
+  /**
+   * A worker's heartbeat: records what it serves, with `heartbeatAt` = `at`. The first
+   * one for an id also sets `startedAt`; later ones replace what it serves and keep it.
+   */
+  putWorker(worker: NewWorkerPresence): Promise<void>;
+  /** Forgets a worker (it stopped cleanly); false when it was not recorded. */
+  removeWorker(id: string): Promise<boolean>;
+  /**
+   * The workers recorded, in id order; with `since`, only those whose last heartbeat is
+   * at or after it (the live ones).
+   */
+  listWorkers(since?: number): Promise<WorkerPresence[]>;
+  /** Forgets every worker whose last heartbeat is before `before` (they died); returns how many. */
+  pruneWorkers(before: number): Promise<number>;
+  /**
+   * For each stream whose name starts with `prefix`: its messages nobody holds (never
+   * claimed, given back, or their lease ran out) that have been claimable since `before`
+   * or earlier — how many, since when, and the job of the longest-waiting one. Streams
+   * with none are left out; in stream order.
+   */
+  waitingStreams(prefix: string, before: number): Promise<WaitingStream[]>;
 }
 
 /** What a notice listener is told about. */

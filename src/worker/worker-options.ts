@@ -74,6 +74,12 @@ export interface WorkerOptions {
    * up: it stops and {@link Worker.run} rejects naming the last error (default 600000 ms).
    */
   giveUpMs?: number;
+  /**
+   * The presence window, in ms (default `WEFT_WORKER_WINDOW_MS`, else 30000): the worker
+   * refreshes its heartbeat every third of it, and warns about work that has waited this
+   * long on a task no live worker serves.
+   */
+  presenceWindowMs?: number;
   /** A name for this worker's claims, also on the history lines it commits (default host:pid:random). */
   consumer?: string;
   clock?: Clock;

@@ -16,10 +16,12 @@ import type { TaskMessage } from '../engine/messages.js';
 import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { ModelRoute } from '../models/model-runtime.js';
 import { Models } from '../models/models.js';
+import { presenceWindowMs } from '../models/served-work.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
+import { Presence } from './presence.js';
 import {
   type BatchHandler,
   type MessageHandler,
@@ -83,6 +85,8 @@ export class Worker {
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly stoppedWaiters: (() => void)[] = [];
   private stopped = false;
+  /** Its row in the store's workers, refreshed while it runs (presence.ts). */
+  private readonly presence: Presence;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -139,6 +143,24 @@ export class Worker {
       () => this.taskWake.wake(),
       (tx, messages) => this.reportStarts(tx, messages),
     );
+    this.presence = new Presence({
+      store: this.store,
+      id: this.consumer,
+      serves: () => ({
+        tasks: this.servedTasks,
+        streams: this.routes.map((r) => r.stream),
+        workflows: this.durable.workflowNames,
+      }),
+      windowMs: options.presenceWindowMs ?? presenceWindowMs(),
+      clock: this.clock,
+      logger,
+      watch: true,
+    });
+  }
+
+  /** The task names this worker has handlers for (code-first tasks and their reverts included). */
+  get servedTasks(): string[] {
+    return this.tasks.taskStreams.map((stream) => stream.slice('task:'.length));
   }
 
   /**
@@ -184,6 +206,7 @@ export class Worker {
   private async announceAndListen(): Promise<void> {
     // What this worker runs is known by name (code-first workflows), so clients can start it.
     for (const model of this.models.all) await model.announce(this.store);
+    await this.presence.start();
     await this.engineWake.listen(
       this.store,
       this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),
@@ -342,6 +365,7 @@ export class Worker {
     this.timerWake.wake();
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
+    await this.presence.stop();
     await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
     clearInterval(this.keepAlive);
     this.stopped = true;

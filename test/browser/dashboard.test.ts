@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/server/dashboard.js';
+import { waitFor } from '../support/wait-for.js';
 import { REPO_ROOT } from '../support/weft-cli.js';
 import { type DashboardFixture, dashboardFixture } from './dashboard-fixture.js';
 
@@ -189,12 +190,23 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
   it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
     const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
     await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    // `confirm` is dispatched: the job does not wait for it, and it may end after the job.
+    await waitFor(
+      async () =>
+        (await fixture.client.status(job.id)).activities.find((a) => a.id === 'confirm')?.state ===
+        'completed',
+      'the dispatched confirm to complete',
+      { intervalMs: 50 },
+    );
     await visit(`#/job/${job.id}`);
     await page.waitForSelector('.codefirst h3:has-text("Branches")');
     await page.waitForSelector('.jobhead .badge.s-success');
     const works = await page.$$eval('.codefirst table', (tables) => tables.length);
     expect(works).toBeGreaterThanOrEqual(3);
     expect(await page.textContent('.codefirst')).toContain('book-flight');
+    const confirmRow = await page.textContent('.codefirst tr:has(td:text-is("confirm"))');
+    expect(confirmRow).toContain('no (dispatched)');
+    expect(confirmRow).toContain('completed');
     await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
     noConsoleErrors();
   });

@@ -29,6 +29,9 @@ export function renderCodeFirst(codeFirst, detail) {
       h('tbody', {}, rows),
     );
   const short = (v) => (v === undefined ? '' : JSON.stringify(v).slice(0, 120));
+  // The job view's row of each work: its state (running once a worker started it),
+  // attempts and times, also for a dispatched work that ends after the job did.
+  const rows = new Map(detail.job.activities.map((a) => [a.work, a]));
   fill(
     codeFirst,
     h(
@@ -61,20 +64,41 @@ export function renderCodeFirst(codeFirst, detail) {
     ),
     h('h3', {}, 'Works'),
     table(
-      ['name', 'type', 'status', 'waited for', 'input', 'output / error'],
-      inst.statuses.map((st) =>
-        h(
+      [
+        'name',
+        'type',
+        'status',
+        'waited for',
+        'attempts',
+        'started',
+        'finished',
+        'input',
+        'output / error',
+      ],
+      inst.statuses.map((st) => {
+        const row = rows.get(st.uuid);
+        return h(
           'tr',
           {},
           h('td', {}, st.name),
           h('td', {}, st.type),
-          h('td', {}, badge(st.status)),
-          h('td', {}, st.sync ? 'yes' : 'no'),
+          h('td', {}, badge(row?.state ?? st.status)),
+          h('td', {}, st.sync ? 'yes' : 'no (dispatched)'),
+          h('td', {}, row?.attempts ? String(row.attempts) : ''),
+          h('td', {}, row?.startedAt ? when(row.startedAt) : ''),
+          h('td', {}, row?.finishedAt ? when(row.finishedAt) : ''),
           h('td.mono', {}, short(st.input)),
           h('td.mono', {}, st.error ? `${st.error.name}: ${st.error.message}` : short(st.output)),
-        ),
-      ),
+        );
+      }),
     ),
+    detail.job.activities.some((a) => a.dispatched && a.state === 'failed')
+      ? h(
+          'p.muted',
+          {},
+          'A dispatched work that fails does not fail the job: the job does not wait for it.',
+        )
+      : null,
     h('h3', {}, 'Properties by execution index'),
     table(
       ['from execution', 'values'],

@@ -23,6 +23,7 @@ import type {
   NewMessage,
   NewTimer,
   NewWaiter,
+  NewWorkerPresence,
   StoreTx,
 } from '../store.js';
 import { activities } from './ops/activities.js';
@@ -37,6 +38,7 @@ import { signals } from './ops/signals.js';
 import { stats } from './ops/stats.js';
 import { streams } from './ops/streams.js';
 import { timers } from './ops/timers.js';
+import { workers } from './ops/workers.js';
 
 /** Runs an operation; `atomic` says its statements must share one transaction. */
 export type Invoke = <T>(atomic: boolean, op: (db: Db) => Promise<T>) => Promise<T>;
@@ -217,5 +219,20 @@ export class PostgresStoreTx implements StoreTx {
   }
   historyOfJob(job: string, query?: HistoryQuery) {
     return this.invoke(ONE, (db) => history.historyOfJob(db, job, query));
+  }
+  putWorker(worker: NewWorkerPresence) {
+    return this.invoke(ONE, (db) => workers.putWorker(db, worker));
+  }
+  removeWorker(id: string) {
+    return this.invoke(ONE, (db) => workers.removeWorker(db, id));
+  }
+  listWorkers(since?: number) {
+    return this.invoke(ONE, (db) => workers.listWorkers(db, since));
+  }
+  pruneWorkers(before: number) {
+    return this.invoke(ONE, (db) => workers.pruneWorkers(db, before));
+  }
+  waitingStreams(prefix: string, before: number) {
+    return this.invoke(ONE, (db) => workers.waitingStreams(db, prefix, before));
   }
 }

@@ -22,6 +22,7 @@ import type {
   NewMessage,
   NewTimer,
   NewWaiter,
+  NewWorkerPresence,
   StoreTx,
 } from '../store.js';
 import { SqliteActivities } from './ops/activities.js';
@@ -35,6 +36,7 @@ import { SqliteSignals } from './ops/signals.js';
 import { SqliteStats } from './ops/stats.js';
 import { SqliteStreams } from './ops/streams.js';
 import { SqliteTimers } from './ops/timers.js';
+import { SqliteWorkers } from './ops/workers.js';
 
 /** Every operation group, sharing one connection and its prepared statements. */
 export interface SqliteOps {
@@ -48,6 +50,7 @@ export interface SqliteOps {
   signals: SqliteSignals;
   history: SqliteHistory;
   stats: SqliteStats;
+  workers: SqliteWorkers;
 }
 
 /** Prepares every statement once. */
@@ -64,6 +67,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     signals: new SqliteSignals(ctx, streams),
     history: new SqliteHistory(ctx),
     stats: new SqliteStats(ctx),
+    workers: new SqliteWorkers(ctx),
   };
 }
 
@@ -269,5 +273,20 @@ export class BoundStoreTx implements StoreTx {
   }
   historyOfJob(job: string, query?: HistoryQuery) {
     return this.invoke(R, () => this.ops.history.historyOfJob(job, query));
+  }
+  putWorker(worker: NewWorkerPresence) {
+    return this.invoke(W, () => this.ops.workers.putWorker(worker));
+  }
+  removeWorker(id: string) {
+    return this.invoke(W, () => this.ops.workers.removeWorker(id));
+  }
+  listWorkers(since?: number) {
+    return this.invoke(R, () => this.ops.workers.listWorkers(since));
+  }
+  pruneWorkers(before: number) {
+    return this.invoke(W, () => this.ops.workers.pruneWorkers(before));
+  }
+  waitingStreams(prefix: string, before: number) {
+    return this.invoke(R, () => this.ops.workers.waitingStreams(prefix, before));
   }
 }
