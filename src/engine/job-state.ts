@@ -26,25 +26,37 @@ export interface Disposal {
   what: string;
 }
 
+/** The thread number of a record (`…#n`; 0 outside a numbered thread). */
+function threadNumber(r: ActivityRecord): number {
+  return Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0);
+}
+
+/** True when `r` is newer than `held`: a later `updatedAt`, or the same and a higher thread number. */
+export function newerRecord(r: ActivityRecord, held: ActivityRecord | undefined): boolean {
+  return (
+    !held ||
+    r.updatedAt > held.updatedAt ||
+    (r.updatedAt === held.updatedAt && threadNumber(r) > threadNumber(held))
+  );
+}
+
 /**
  * One record per activity out of the store's newest ones: a spread writes one record per
  * thread in one step, so thousands can tie for newest. Ties go to the highest thread
  * number (`…#n`), as expressions rank them; a step's own thread is read separately.
  */
 function newestOfEach(records: ActivityRecord[]): ActivityRecord[] {
-  const thread = (r: ActivityRecord) => Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0);
   const best = new Map<string, ActivityRecord>();
-  for (const r of records) {
-    const held = best.get(r.activity);
-    if (
-      !held ||
-      r.updatedAt > held.updatedAt ||
-      (r.updatedAt === held.updatedAt && thread(r) > thread(held))
-    ) {
-      best.set(r.activity, r);
-    }
-  }
+  for (const r of records) if (newerRecord(r, best.get(r.activity))) best.set(r.activity, r);
   return [...best.values()];
+}
+
+/** Where an activity's newest record is: among those in memory, and among those stored. */
+export interface NewestRecords {
+  /** The newest of this chain's records and of those it read (its writes applied). */
+  held: ActivityRecord | undefined;
+  /** The newest stored record (ties to the highest thread number). */
+  stored: ActivityRecord | undefined;
 }
 
 /** How an activity write's state move is checked. */
@@ -78,6 +90,10 @@ export class JobState {
   private readonly seeded = new Set<string>();
   /** Each activity's newest stored record(s), read once when expressions need them. */
   private newest: ActivityRecord[] | undefined;
+  /** One activity's newest stored record, read once per activity an expression names. */
+  private readonly storedNewest = new Map<string, ActivityRecord | undefined>();
+  /** Each activity's newest record in memory, kept as records are read and written. */
+  private readonly heldNewest = new Map<string, ActivityRecord>();
   private readonly writes = new Map<string, ActivityWrite>();
   /** Scopes a member's move asked to check once the chain is done, with its thread. */
   readonly scopeChecks: { scope: string; dimension: string }[] = [];
@@ -122,9 +138,20 @@ export class JobState {
     }
     for (const r of records) {
       const key = activityKey(r.job, r.activity, r.dimension);
-      if (!this.records.has(key)) this.records.set(key, r);
+      if (!this.records.has(key)) this.hold(key, r);
     }
     for (const d of dimensions) this.seeded.add(d);
+  }
+
+  /** Keeps a record in memory, and notes it when it is its activity's newest there. */
+  private hold(key: string, record: ActivityRecord | undefined): void {
+    this.records.set(key, record);
+    if (!record) return;
+    const best = this.heldNewest.get(record.activity);
+    // A newer version of the newest record replaces it whatever the ranks say.
+    if (newerRecord(record, best) || best?.dimension === record.dimension) {
+      this.heldNewest.set(record.activity, record);
+    }
   }
 
   /** Reads a dimensional thread's counters and records, once, so a step there reads no more. */
@@ -175,9 +202,29 @@ export class JobState {
   async activity(activity: string, dimension = ''): Promise<ActivityRecord | undefined> {
     const key = activityKey(this.job.id, activity, dimension);
     if (!this.records.has(key) && !this.seeded.has(dimension)) {
-      this.records.set(key, await this.tx.getActivity(this.job.id, activity, dimension));
+      this.hold(key, await this.tx.getActivity(this.job.id, activity, dimension));
     }
     return this.records.get(key);
+  }
+
+  /** An activity's record in a thread if it is in memory (read or written), else undefined. */
+  held(activity: string, dimension: string): ActivityRecord | undefined {
+    return this.records.get(activityKey(this.job.id, activity, dimension));
+  }
+
+  /**
+   * An activity's newest record in memory and its newest stored one (read once per
+   * activity, by the (job, activity, updated_at) index): what an expression naming it
+   * reads when its own thread has no record, without reading every thread's.
+   */
+  async newestOf(activity: string): Promise<NewestRecords> {
+    if (!this.storedNewest.has(activity)) {
+      const stored = this.newest
+        ? this.newest.find((r) => r.activity === activity)
+        : newestOfEach(await this.tx.newestActivities(this.job.id, [activity]))[0];
+      this.storedNewest.set(activity, stored);
+    }
+    return { held: this.heldNewest.get(activity), stored: this.storedNewest.get(activity) };
   }
 
   /**
@@ -262,7 +309,7 @@ export class JobState {
     const defined = Object.fromEntries(
       Object.entries(write).filter(([, v]) => v !== undefined),
     ) as Partial<ActivityRecord>;
-    this.records.set(key, {
+    this.hold(key, {
       job: write.job,
       activity: write.activity,
       status: 'PENDING',

@@ -72,7 +72,11 @@ export function loadWorkflow(compiled: CompiledWorkflow): LoadedWorkflow {
     if (activity.kind === 'collect') {
       const ids = upstreamOf(compiled, id);
       upstream.set(id, ids);
-      for (const u of ids) watchers.set(u, [...(watchers.get(u) ?? []), id]);
+      for (const u of ids) {
+        const list = watchers.get(u);
+        if (list) list.push(id);
+        else watchers.set(u, [id]);
+      }
     }
     if (activity.kind === 'spread' || (activity.kind === 'collect' && activity.max !== undefined)) {
       const region = threadRegion(

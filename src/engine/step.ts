@@ -13,7 +13,7 @@ import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js'
 import { ValidationError } from '../core/errors.js';
 import type { RandomSource } from '../core/retry-policy.js';
 import type { FlowState } from '../core/states.js';
-import { evaluateExpression } from '../graph/expressions.js';
+import { evaluateExpression, readsOf } from '../graph/expressions.js';
 import { scopeChain } from '../graph/scopes.js';
 import type {
   ActivityRecord,
@@ -31,7 +31,12 @@ import type {
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
-import type { ActivityMoveOptions, Disposal, JobState } from './job-state.js';
+import {
+  type ActivityMoveOptions,
+  type Disposal,
+  type JobState,
+  newerRecord,
+} from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM, type EngineMessage } from './messages.js';
@@ -56,6 +61,10 @@ export class Step {
   private readonly held: EngineMessage[] = [];
   private hold: ((message: EngineMessage) => boolean) | undefined;
   private expressionData: Record<string, Json> | undefined;
+  /** The activities whose entry in {@link expressionData} was looked up (or remembered). */
+  private readonly looked = new Set<string>();
+  /** Every activity's entry is in {@link expressionData}. */
+  private complete = false;
   /** The digits this step moved, by activity: [before its first move, after its last]. */
   private readonly moves: Record<string, [CollationDigit, CollationDigit]> = {};
   /** What this step wrote on activity records, by activity and dimension (for its history line). */
@@ -353,16 +362,19 @@ export class Step {
 
   /**
    * The data expressions see: `{ input, <activity>: { output, error, status } }`. When an
-   * activity ran in several dimensional threads (a cycle), the record of this step's own
-   * dimension wins, else the newest one. Evaluated inside `scope`, the members of that
-   * scope and of each scope around it are also there by their short id (the innermost
-   * name wins over an outer activity of the same name).
+   * activity ran in several dimensional threads (a cycle, a spread), the record of this
+   * step's own dimension wins, else the newest one. Evaluated inside `scope`, the members
+   * of that scope and of each scope around it are also there by their short id (the
+   * innermost name wins over an outer activity of the same name). With `names`, only
+   * those names (as the expression reads them) are looked up: an expression in one of a
+   * spread's threads reads its own records, not every thread's.
    */
-  async data(scope?: string): Promise<Record<string, Json>> {
-    const data = await this.baseData();
+  async data(scope?: string, names?: ReadonlySet<string>): Promise<Record<string, Json>> {
+    const chain = scope === undefined ? [] : scopeChain(scope, this.wf.scopeOf);
+    const data = names ? await this.someData(this.activityIds(names, chain)) : await this.allData();
     if (scope === undefined) return data;
     const view: Record<string, Json> = { ...data };
-    for (const s of scopeChain(scope, this.wf.scopeOf)) {
+    for (const s of chain) {
       const members = (this.wf.compiled.activities[s] as { members?: string[] } | undefined)
         ?.members;
       for (const member of members ?? []) {
@@ -381,34 +393,76 @@ export class Step {
     return view;
   }
 
-  private async baseData(): Promise<Record<string, Json>> {
-    if (!this.expressionData) {
-      const data: Record<string, Json> = { input: this.job.input };
-      const records = await this.state.candidates();
-      const rank = (r: ActivityRecord) => [
-        r.dimension === this.dimension ? 1 : 0,
-        r.updatedAt,
-        Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0),
-      ];
-      const best = new Map<string, ActivityRecord>();
-      for (const r of records) {
-        const held = best.get(r.activity);
-        if (!held || compareRanks(rank(r), rank(held)) > 0) best.set(r.activity, r);
+  /** The activities behind `names`: each name, and each scope member it is the short id of. */
+  private activityIds(names: ReadonlySet<string>, chain: readonly string[]): string[] {
+    const ids = [...names].filter((n) => n !== 'input' && this.wf.compiled.activities[n]);
+    for (const s of chain) {
+      const members = (this.wf.compiled.activities[s] as { members?: string[] } | undefined)
+        ?.members;
+      for (const member of members ?? []) {
+        if (names.has(member.slice(s.length + 1))) ids.push(member);
       }
-      for (const [activity, r] of best) {
-        data[activity] = { output: r.output, error: r.error as Json, status: r.status };
-        // A spread's record in one of its threads holds that thread's item: `fan.item`.
-        const output = r.output as { item?: Json; index?: number } | null;
-        if (
-          this.wf.compiled.activities[activity]?.kind === 'spread' &&
-          output?.index !== undefined
-        ) {
-          data[activity] = { ...output, output: r.output, error: null, status: r.status };
-        }
-      }
-      this.expressionData = data;
     }
-    return this.expressionData;
+    return ids;
+  }
+
+  /** The data with every activity's entry (the job's output, `$`, `$$`…). */
+  private async allData(): Promise<Record<string, Json>> {
+    const data = this.expressionData ?? { input: this.job.input };
+    this.expressionData = data;
+    if (this.complete) return data;
+    const records = await this.state.candidates();
+    const rank = (r: ActivityRecord) => [
+      r.dimension === this.dimension ? 1 : 0,
+      r.updatedAt,
+      Number(/#(\d+)$/.exec(r.dimension)?.[1] ?? 0),
+    ];
+    const best = new Map<string, ActivityRecord>();
+    for (const r of records) {
+      const held = best.get(r.activity);
+      if (!held || compareRanks(rank(r), rank(held)) > 0) best.set(r.activity, r);
+    }
+    // An entry looked up earlier in this step stays as it was read.
+    for (const [activity, r] of best) {
+      if (!this.looked.has(activity)) data[activity] = this.entry(activity, r);
+    }
+    for (const activity of best.keys()) this.looked.add(activity);
+    this.complete = true;
+    return data;
+  }
+
+  /** The data with the entries of `activities` looked up (each once per step). */
+  private async someData(activities: readonly string[]): Promise<Record<string, Json>> {
+    const data = this.expressionData ?? { input: this.job.input };
+    this.expressionData = data;
+    if (this.complete) return data;
+    for (const activity of activities) {
+      if (this.looked.has(activity)) continue;
+      this.looked.add(activity);
+      const r = this.state.held(activity, this.dimension) ?? (await this.newest(activity));
+      if (r) data[activity] = this.entry(activity, r);
+    }
+    return data;
+  }
+
+  /**
+   * The record expressions read of an activity with none in memory in this step's thread:
+   * the newest stored one when it is in this thread, else the newest of all.
+   */
+  private async newest(activity: string): Promise<ActivityRecord | undefined> {
+    const { held, stored } = await this.state.newestOf(activity);
+    if (stored?.dimension === this.dimension) return stored;
+    return !held ? stored : !stored || newerRecord(held, stored) ? held : stored;
+  }
+
+  /** What expressions see of one record of `activity`. */
+  private entry(activity: string, r: ActivityRecord): Json {
+    // A spread's record in one of its threads holds that thread's item: `fan.item`.
+    const output = r.output as { item?: Json; index?: number } | null;
+    if (this.wf.compiled.activities[activity]?.kind === 'spread' && output?.index !== undefined) {
+      return { ...output, output: r.output, error: null, status: r.status };
+    }
+    return { output: r.output, error: r.error as Json, status: r.status };
   }
 
   /** Records an activity's output so later expressions in this step see it. */
@@ -419,17 +473,19 @@ export class Step {
         error: value.error ?? null,
         status: value.status,
       };
+      this.looked.add(activity);
     }
   }
 
   /**
    * Evaluates a JSONata expression over this job's data, as seen from inside `scope` (the
-   * enclosing scope of the activity it belongs to) when given.
+   * enclosing scope of the activity it belongs to) when given. Only the names it reads are
+   * looked up, unless it may read any (`$`, `$$`, `*`, `$eval`).
    */
   async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
-    return evaluateExpression(expression, await this.data(scope), where, {
-      now: this.clock.now(),
-    });
+    const reads = readsOf(expression, where);
+    const data = await this.data(scope, reads.whole ? undefined : reads.names);
+    return evaluateExpression(expression, data, where, { now: this.clock.now() });
   }
 
   // ── chains of steps ────────────────────────────────────────────────────

@@ -123,10 +123,16 @@ export function upstreamIn(
 /**
  * The predecessors of each activity of a compiled workflow for reachability: its
  * transitions' sources, a scope for its entries (its start enters them), and a cycle for
- * its ancestor (its re-entry).
+ * its ancestor (its re-entry). Built once per workflow (the compiled object must not be
+ * mutated).
  */
+const predecessorMaps = new WeakMap<CompiledWorkflow, Map<string, string[]>>();
+
 function predecessors(wf: CompiledWorkflow): Map<string, string[]> {
+  const cached = predecessorMaps.get(wf);
+  if (cached) return cached;
   const previous = new Map<string, string[]>();
+  predecessorMaps.set(wf, previous);
   const link = (from: string, to: string) => {
     const list = previous.get(to) ?? [];
     list.push(from);

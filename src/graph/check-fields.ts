@@ -14,14 +14,14 @@ import { checkInputSchema } from './job-input.js';
 import type { KindSpec } from './kind-spec.js';
 import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
-import { visibleNames } from './scopes.js';
+import { type VisibleNames, visibleNames } from './scopes.js';
 
 /** Checks one expression field: it parses and reads only `input` and activity ids. */
 export function checkExpression(
   source: unknown,
   path: (string | number)[],
   problems: ProblemList,
-  ids: ReadonlySet<string>,
+  ids: VisibleNames,
 ): void {
   if (typeof source !== 'string' || source.trim() === '') return;
   const field = String(path[path.length - 1]);
@@ -77,6 +77,34 @@ function checkDurations(
   }
 }
 
+const topLevelByDraft = new WeakMap<Draft, ReadonlySet<string>>();
+const namesByDraft = new WeakMap<Draft, Map<string | undefined, VisibleNames>>();
+
+/**
+ * The names an expression evaluated in `scope` may read (see `visibleNames`), with
+ * `retry` inside a scope (`{ value, attempt }` of a retry controller around); built once
+ * per scope of a draft, over one shared set of its top-level ids.
+ */
+export function namesVisibleIn(draft: Draft, scope: string | undefined): VisibleNames {
+  let topLevel = topLevelByDraft.get(draft);
+  if (!topLevel) {
+    topLevel = new Set([...draft.activities.keys()].filter((id) => !draft.scopeOf.has(id)));
+    topLevelByDraft.set(draft, topLevel);
+  }
+  let byScope = namesByDraft.get(draft);
+  if (!byScope) {
+    byScope = new Map();
+    namesByDraft.set(draft, byScope);
+  }
+  let names = byScope.get(scope);
+  if (!names) {
+    const extra = scope === undefined ? [] : ['retry'];
+    names = visibleNames(scope, topLevel, draft.scopes, draft.scopeOf, extra);
+    byScope.set(scope, names);
+  }
+  return names;
+}
+
 /** Checks expressions, durations (the job's `timeout:` too) and the input schema. */
 export function checkFields(
   draft: Draft,
@@ -85,13 +113,7 @@ export function checkFields(
   kinds: KindTable,
 ): void {
   const root = (document ?? {}) as Record<string, unknown>;
-  const topLevel = [...draft.activities.keys()].filter((id) => !draft.scopeOf.has(id));
-  // Inside a scope, `retry` ({ value, attempt } of a retry controller around) is readable too.
-  const namesIn = (scope: string | undefined) => {
-    const names = visibleNames(scope, topLevel, draft.scopes, draft.scopeOf);
-    if (scope !== undefined) names.add('retry');
-    return names;
-  };
+  const namesIn = (scope: string | undefined) => namesVisibleIn(draft, scope);
   const ids = namesIn(undefined);
   for (const { id, kind, fields } of draft.activities.values()) {
     const spec = kind === undefined ? undefined : kinds.specs.get(kind);

@@ -172,10 +172,24 @@ function checkLoops(
 ): void {
   const distance = distancesFrom(next, trigger);
   const order = [...draft.activities.keys()];
-  for (const component of components(next)) {
+  const all = components(next);
+  // Each transition inside one component, by component (one pass, not one per component).
+  const componentOf = new Map<string, number>();
+  all.forEach((component, i) => {
+    for (const id of component) componentOf.set(id, i);
+  });
+  const insideOf = new Map<number, DraftTransition[]>();
+  for (const t of draft.transitions) {
+    const c = componentOf.get(t.from);
+    if (c === undefined || c !== componentOf.get(t.to)) continue;
+    const list = insideOf.get(c);
+    if (list) list.push(t);
+    else insideOf.set(c, [t]);
+  }
+  for (const [i, component] of all.entries()) {
     // A loop through the trigger is already reported as a transition into the trigger.
     if (trigger !== undefined && component.has(trigger)) continue;
-    const inside = draft.transitions.filter((t) => component.has(t.from) && component.has(t.to));
+    const inside = insideOf.get(i) ?? [];
     if (component.size === 1 && !inside.some((t) => t.from === t.to)) continue;
     // The loop's head is the member nearest the trigger; the transition back to it closes the loop.
     const rank = (id: string) => distance.get(id) ?? Number.MAX_SAFE_INTEGER;
@@ -241,26 +255,38 @@ export function checkGraph(draft: Draft, problems: ProblemList, kinds: KindTable
   checkEnd(draft, problems, trigger);
   const reachCache = new Map<string, ReadonlySet<string>>();
   const previous = new Map<string, string[]>();
-  const link = (from: string, to: string) => previous.set(to, [...(previous.get(to) ?? []), from]);
+  const link = (from: string, to: string) => {
+    const list = previous.get(to);
+    if (list) list.push(from);
+    else previous.set(to, [from]);
+  };
   for (const [from, targets] of next) for (const to of targets) link(from, to);
   for (const activity of draft.activities.values()) {
     const ancestor = activity.fields.ancestor;
     if (typeof ancestor === 'string') link(activity.id, ancestor);
   }
+  const upstreamCache = new Map<string, ReadonlySet<string>>();
+  const upstreamOfDraft = (target: string): ReadonlySet<string> => {
+    const scope = draft.scopeOf.get(target);
+    const inside = (id: string): boolean => {
+      if (scope === undefined) return true;
+      for (let s = draft.scopeOf.get(id); s !== undefined; s = draft.scopeOf.get(s)) {
+        if (s === scope) return true;
+      }
+      return false;
+    };
+    return upstreamIn(target, (id) => previous.get(id) ?? [], inside);
+  };
   const facts = {
     draft,
     ...(trigger !== undefined && { trigger }),
     next: (id: string) => next.get(id) ?? [],
     upstream(target: string): ReadonlySet<string> {
-      const scope = draft.scopeOf.get(target);
-      const inside = (id: string): boolean => {
-        if (scope === undefined) return true;
-        for (let s = draft.scopeOf.get(id); s !== undefined; s = draft.scopeOf.get(s)) {
-          if (s === scope) return true;
-        }
-        return false;
-      };
-      return upstreamIn(target, (id) => previous.get(id) ?? [], inside);
+      const known = upstreamCache.get(target);
+      if (known) return known;
+      const set = upstreamOfDraft(target);
+      upstreamCache.set(target, set);
+      return set;
     },
     reach(from: string): ReadonlySet<string> {
       const known = reachCache.get(from);

@@ -216,23 +216,36 @@ function refuseCrossing(
   });
 }
 
+/** The names an expression may read from the top of its data, as a lookup. */
+export interface VisibleNames extends Iterable<string> {
+  has(name: string): boolean;
+}
+
 /**
  * The names an expression evaluated in `scope` (an inner activity's enclosing scope, or a
  * scope's own `output`) may read from the top of its data: every top-level activity, and
  * at `scope` and each scope around it its members by short id (an inner name shadows an
- * outer one). `input` is always readable besides.
+ * outer one), and `extra`. `input` is always readable besides. The top-level set is
+ * shared, not copied, so asking for every activity of a large workflow stays linear.
  */
 export function visibleNames(
   scope: string | undefined,
-  topLevel: Iterable<string>,
+  topLevel: ReadonlySet<string>,
   scopes: ReadonlyMap<string, { members: readonly string[] }>,
   scopeOf: ReadonlyMap<string, string>,
-): Set<string> {
-  const names = new Set<string>(topLevel);
+  extra: readonly string[] = [],
+): VisibleNames {
+  const inner = new Set<string>(extra);
   for (const s of scopeChain(scope, scopeOf)) {
-    for (const m of scopes.get(s)?.members ?? []) names.add(shortId(m));
+    for (const m of scopes.get(s)?.members ?? []) inner.add(shortId(m));
   }
-  return names;
+  return {
+    has: (name) => topLevel.has(name) || inner.has(name),
+    *[Symbol.iterator]() {
+      yield* topLevel;
+      for (const name of inner) if (!topLevel.has(name)) yield name;
+    },
+  };
 }
 
 /** `scope` and the scopes around it, outermost first (empty for the top level). */

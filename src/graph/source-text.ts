@@ -5,7 +5,18 @@
  * line and column where it is written. Syntax errors, duplicate keys, unknown tags and
  * non-string keys become problems here.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import type { DefinitionProblem } from '../core/errors.js';
 
 /** A path into a workflow document: keys and list indexes. */
@@ -33,13 +44,29 @@ function keyOf(node: unknown): string | undefined {
   return isScalar(node) ? String(node.value) : undefined;
 }
 
+/** Each map's pairs by key, built once per map so locating every activity stays linear. */
+const pairsByKey = new WeakMap<object, Map<string, Pair>>();
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  let index = pairsByKey.get(map);
+  if (!index) {
+    index = new Map();
+    // The last of duplicate keys is the one whose value is read.
+    for (const pair of map.items) {
+      const k = keyOf(pair.key);
+      if (k !== undefined) index.set(k, pair);
+    }
+    pairsByKey.set(map, index);
+  }
+  return index.get(key);
+}
+
 function childAt(
   node: unknown,
   segment: string | number,
 ): { node: unknown; at?: number } | undefined {
   if (isMap(node)) {
-    // The last of duplicate keys is the one whose value is read.
-    const pair = [...node.items].reverse().find((p) => keyOf(p.key) === String(segment));
+    const pair = pairOf(node, String(segment));
     return pair && { node: pair.value, at: (pair.key as Node | null)?.range?.[0] };
   }
   if (isSeq(node) && typeof segment === 'number') {
@@ -88,10 +115,12 @@ function pathAt(root: unknown, offset: number): (string | number)[] {
 /** Reads a workflow file's text. Never throws: every failure is a problem. */
 export function readSourceText(text: string): SourceText {
   const lineCounter = new LineCounter();
+  // Duplicate keys are found below, in one pass: the parser's own check compares each key
+  // with every earlier one of its map, which is quadratic in a map of thousands of activities.
   const doc = parseDocument(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    uniqueKeys: false,
     schema: 'core',
   });
   const position = (offset: number): SourcePosition => {
@@ -112,18 +141,27 @@ export function readSourceText(text: string): SourceText {
   };
   let readable = true;
 
-  for (const error of doc.errors) {
-    const path = pathAt(doc.contents, error.pos[0]);
-    const duplicate = error.code === 'DUPLICATE_KEY';
-    if (!duplicate) readable = false;
+  const duplicateAt = (offset: number) => {
+    const path = pathAt(doc.contents, offset);
     const last = path[path.length - 1];
     const message =
-      duplicate && path.length === 2 && path[0] === 'activities'
+      path.length === 2 && path[0] === 'activities'
         ? `duplicate activity id ${JSON.stringify(last)}`
-        : duplicate
-          ? `duplicate key ${JSON.stringify(last)}`
-          : `YAML syntax error: ${error.message}`;
-    problems.push({ message, ...position(error.pos[0]), ...located(path) });
+        : `duplicate key ${JSON.stringify(last)}`;
+    problems.push({ message, ...position(offset), ...located(path) });
+  };
+  for (const error of doc.errors) {
+    if (error.code === 'DUPLICATE_KEY') {
+      duplicateAt(error.pos[0]);
+      continue;
+    }
+    readable = false;
+    const path = pathAt(doc.contents, error.pos[0]);
+    problems.push({
+      message: `YAML syntax error: ${error.message}`,
+      ...position(error.pos[0]),
+      ...located(path),
+    });
   }
   for (const warning of doc.warnings) {
     const path = pathAt(doc.contents, warning.pos[0]);
@@ -135,6 +173,14 @@ export function readSourceText(text: string): SourceText {
     });
   }
   visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) duplicateAt(pair.key.range?.[0] ?? 0);
+        seen.add(pair.key.value);
+      }
+    },
     Pair(_, pair) {
       if (isPair(pair) && !isScalar(pair.key)) {
         readable = false;

@@ -151,11 +151,12 @@ export interface StoreTx {
    */
   activitiesOfJobs(jobs: string[], dimensions?: string[]): Promise<ActivityRecord[]>;
   /**
-   * For each activity of a job, its newest record (greatest `updatedAt`; every record
-   * sharing that time when several do): what expressions read of an activity that did
-   * not run in their own thread, without reading every thread a long cycle left.
+   * For each activity of a job (of `activities`, when given), its newest record
+   * (greatest `updatedAt`; every record sharing that time when several do): what
+   * expressions read of an activity that did not run in their own thread, without
+   * reading every thread a long cycle or a spread left.
    */
-  newestActivities(job: string): Promise<ActivityRecord[]>;
+  newestActivities(job: string, activities?: string[]): Promise<ActivityRecord[]>;
   /** Reads several activities at once, in order; `undefined` for those never written. */
   getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]>;
   /** Upserts several activities at once, as {@link putActivity} each; each key may appear once. */

@@ -21,9 +21,8 @@ import {
   type RetryValue,
 } from '../../core/retry-controller.js';
 import { transition } from '../../core/states.js';
-import { checkExpression } from '../../graph/check-fields.js';
+import { checkExpression, namesVisibleIn } from '../../graph/check-fields.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
-import { visibleNames } from '../../graph/scopes.js';
 import {
   description,
   expression,
@@ -102,10 +101,7 @@ export const scope = defineKind({
     // expressions would (the job input, outer activities, the members of scopes around).
     const retry = fields.retry as { for_each?: unknown } | undefined;
     if (typeof retry?.for_each !== 'string') return;
-    const around = draft.scopeOf.get(id);
-    const topLevel = [...draft.activities.keys()].filter((a) => !draft.scopeOf.has(a));
-    const names = visibleNames(around, topLevel, draft.scopes, draft.scopeOf);
-    if (around !== undefined) names.add('retry');
+    const names = namesVisibleIn(draft, draft.scopeOf.get(id));
     checkExpression(retry.for_each, ['activities', id, 'retry', 'for_each'], problems, names);
   },
   compile(doc, base): CompiledScope {

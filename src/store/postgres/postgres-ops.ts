@@ -122,8 +122,8 @@ export class PostgresStoreTx implements StoreTx {
   activitiesOfJobs(jobs: string[], dimensions?: string[]) {
     return this.invoke(ONE, (db) => activities.activitiesOfJobs(db, jobs, dimensions));
   }
-  newestActivities(job: string) {
-    return this.invoke(ONE, (db) => activities.newestActivities(db, job));
+  newestActivities(job: string, names?: string[]) {
+    return this.invoke(ONE, (db) => activities.newestActivities(db, job, names));
   }
   getActivities(keys: ActivityKey[]) {
     return this.invoke(ONE, (db) => activities.getActivities(db, keys));

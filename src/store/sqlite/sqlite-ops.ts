@@ -185,8 +185,8 @@ export class BoundStoreTx implements StoreTx {
       ),
     );
   }
-  newestActivities(job: string) {
-    return this.invoke(R, () => this.ops.activities.newestActivities(job));
+  newestActivities(job: string, activities?: string[]) {
+    return this.invoke(R, () => this.ops.activities.newestActivities(job, activities));
   }
   append(messages: NewMessage[]) {
     return this.invoke(W, () => this.ops.streams.append(messages));

@@ -68,8 +68,15 @@ const SELECT_JOB = sql(
 
 const SELECT_JOBS = sql(
   'activity_list_jobs',
+  `SELECT ${COLUMNS} FROM weft_activities WHERE job = ANY($1::text[])`,
+);
+
+// Its own statement, not `$2 IS NULL OR dimension = ANY($2)`: a cached generic plan of
+// that form cannot use the (job, dimension) index and reads every record of the job.
+const SELECT_JOBS_THREADS = sql(
+  'activity_list_jobs_threads',
   `SELECT ${COLUMNS} FROM weft_activities
-   WHERE job = ANY($1::text[]) AND ($2::text[] IS NULL OR dimension = ANY($2::text[]))`,
+   WHERE job = ANY($1::text[]) AND dimension = ANY($2::text[])`,
 );
 
 const SELECT_NEWEST = sql(
@@ -81,6 +88,17 @@ const SELECT_NEWEST = sql(
          WHERE job = $1 GROUP BY activity) n
      ON a.activity = n.activity AND a.updated_at = n.newest
    WHERE a.job = $1`,
+);
+
+const SELECT_NEWEST_OF = sql(
+  'activity_newest_of',
+  `SELECT ${COLUMNS.split(', ')
+    .map((c) => `a.${c}`)
+    .join(', ')} FROM unnest($2::text[]) AS w(activity)
+   CROSS JOIN LATERAL (SELECT max(updated_at) AS newest FROM weft_activities
+                       WHERE job = $1 AND activity = w.activity) n
+   JOIN weft_activities a
+     ON a.job = $1 AND a.activity = w.activity AND a.updated_at = n.newest`,
 );
 
 // Set-based forms: parallel arrays, numbered so results come back in order.
@@ -170,13 +188,19 @@ export const activities = {
   /** Every activity of these jobs (of these dimensions, when given), in one statement. */
   async activitiesOfJobs(db: Db, jobs: string[], dimensions?: string[]): Promise<ActivityRecord[]> {
     if (jobs.length === 0) return [];
-    const dims = dimensions ? [...new Set(dimensions)] : null;
-    return (await db.rows<ActivityRow>(SELECT_JOBS, [[...new Set(jobs)], dims])).map(toActivity);
+    const ids = [...new Set(jobs)];
+    const rows = dimensions
+      ? await db.rows<ActivityRow>(SELECT_JOBS_THREADS, [ids, [...new Set(dimensions)]])
+      : await db.rows<ActivityRow>(SELECT_JOBS, [ids]);
+    return rows.map(toActivity);
   },
 
-  /** Each activity's newest record(s) of a job, in one statement. */
-  async newestActivities(db: Db, job: string): Promise<ActivityRecord[]> {
-    return (await db.rows<ActivityRow>(SELECT_NEWEST, [job])).map(toActivity);
+  /** Each activity's newest record(s) of a job (of `names`, when given), in one statement. */
+  async newestActivities(db: Db, job: string, names?: string[]): Promise<ActivityRecord[]> {
+    const rows = names
+      ? await db.rows<ActivityRow>(SELECT_NEWEST_OF, [job, [...new Set(names)]])
+      : await db.rows<ActivityRow>(SELECT_NEWEST, [job]);
+    return rows.map(toActivity);
   },
 
   /** Reads several activities in one statement, in order. */

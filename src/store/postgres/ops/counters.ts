@@ -30,7 +30,15 @@ const LIST = sql(
 const LIST_JOBS = sql(
   'counter_list_jobs',
   `SELECT job, activity, dimension, field, value::text AS value FROM weft_counters
-   WHERE job = ANY($1::text[]) AND ($2::text[] IS NULL OR dimension = ANY($2::text[]))`,
+   WHERE job = ANY($1::text[])`,
+);
+
+// Its own statement, not `$2 IS NULL OR dimension = ANY($2)`: a cached generic plan of
+// that form cannot use the (job, dimension) index and reads every counter of the job.
+const LIST_JOBS_THREADS = sql(
+  'counter_list_jobs_threads',
+  `SELECT job, activity, dimension, field, value::text AS value FROM weft_counters
+   WHERE job = ANY($1::text[]) AND dimension = ANY($2::text[])`,
 );
 
 // Set-based forms: the refs as parallel arrays, numbered so results come back in order.
@@ -101,7 +109,10 @@ export const counters = {
       dimension: string;
       field: string;
       value: string;
-    }>(LIST_JOBS, [[...new Set(jobs)], dimensions ? [...new Set(dimensions)] : null]);
+    }>(
+      dimensions ? LIST_JOBS_THREADS : LIST_JOBS,
+      dimensions ? [[...new Set(jobs)], [...new Set(dimensions)]] : [[...new Set(jobs)]],
+    );
     return rows.map((r) => ({
       ref: { job: r.job, activity: r.activity, dimension: r.dimension, field: r.field },
       value: BigInt(r.value),

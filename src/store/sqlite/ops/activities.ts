@@ -44,6 +44,7 @@ export class SqliteActivities {
   private readonly selectJob: Statement;
   private readonly selectJobDimensions: Statement;
   private readonly selectNewest: Statement;
+  private readonly selectNewestOf: Statement;
 
   constructor(private readonly ctx: OpsContext) {
     const { db } = ctx;
@@ -67,8 +68,12 @@ export class SqliteActivities {
     this.selectJob = db.prepare(
       'SELECT * FROM weft_activities WHERE job = ? ORDER BY activity, dimension',
     );
+    // The threads drive the search, one lookup of the thread index each, whatever the
+    // planner would guess without statistics.
     this.selectJobDimensions = db.prepare(
-      'SELECT * FROM weft_activities WHERE job = ? AND dimension IN (SELECT value FROM json_each(?))',
+      `SELECT a.* FROM json_each(?) d
+         CROSS JOIN weft_activities a INDEXED BY weft_activities_thread
+         WHERE a.job = ? AND a.dimension = d.value`,
     );
     this.selectNewest = db.prepare(
       `SELECT a.* FROM weft_activities a
@@ -76,6 +81,11 @@ export class SqliteActivities {
                WHERE job = ? GROUP BY activity) n
            ON a.activity = n.activity AND a.updated_at = n.newest
          WHERE a.job = ?`,
+    );
+    this.selectNewestOf = db.prepare(
+      `SELECT * FROM weft_activities
+         WHERE job = @job AND activity = @activity AND updated_at =
+           (SELECT max(updated_at) FROM weft_activities WHERE job = @job AND activity = @activity)`,
     );
   }
 
@@ -119,11 +129,14 @@ export class SqliteActivities {
   /** Every activity of a job in these dimensions. */
   activitiesInDimensions(job: string, dimensions: string[]): ActivityRecord[] {
     const dims = JSON.stringify([...new Set(dimensions)]);
-    return (this.selectJobDimensions.all(job, dims) as ActivityRow[]).map(toActivity);
+    return (this.selectJobDimensions.all(dims, job) as ActivityRow[]).map(toActivity);
   }
 
-  /** Each activity's newest record(s) of a job. */
-  newestActivities(job: string): ActivityRecord[] {
-    return (this.selectNewest.all(job, job) as ActivityRow[]).map(toActivity);
+  /** Each activity's newest record(s) of a job (of `activities`, when given). */
+  newestActivities(job: string, activities?: string[]): ActivityRecord[] {
+    if (!activities) return (this.selectNewest.all(job, job) as ActivityRow[]).map(toActivity);
+    return [...new Set(activities)].flatMap((activity) =>
+      (this.selectNewestOf.all({ job, activity }) as ActivityRow[]).map(toActivity),
+    );
   }
 }

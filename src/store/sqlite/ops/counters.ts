@@ -27,8 +27,13 @@ export class SqliteCounters {
     this.selectJob = db.prepare(
       'SELECT activity, dimension, field, value FROM weft_counters WHERE job = ? ORDER BY activity, dimension, field',
     );
+    // The threads drive the search, one lookup of the thread index each: left to itself
+    // (no statistics) the planner reads every counter of the job by its primary key and
+    // filters, which grows with the job's threads.
     this.selectJobDimensions = db.prepare(
-      'SELECT activity, dimension, field, value FROM weft_counters WHERE job = ? AND dimension IN (SELECT value FROM json_each(?))',
+      `SELECT c.activity, c.dimension, c.field, c.value FROM json_each(?) d
+         CROSS JOIN weft_counters c INDEXED BY weft_counters_thread
+         WHERE c.job = ? AND c.dimension = d.value`,
     );
   }
 
@@ -53,7 +58,7 @@ export class SqliteCounters {
     const dims = dimensions ? JSON.stringify([...new Set(dimensions)]) : undefined;
     for (const job of new Set(jobs)) {
       const rows = (
-        dims === undefined ? this.selectJob.all(job) : this.selectJobDimensions.all(job, dims)
+        dims === undefined ? this.selectJob.all(job) : this.selectJobDimensions.all(dims, job)
       ) as {
         activity: string;
         dimension: string;

@@ -97,10 +97,11 @@ export class SqliteStreams {
         (stream, job, payload, deliveries, consumer, lease_until, available_at, created_at)
         VALUES (?, ?, ?, 1, ?, ?, ?, ?)`),
       // Who held the messages a claim is about to take (a lease that ran out).
-      holders:
-        p(`SELECT id, consumer FROM weft_messages WHERE stream = @stream AND available_at <= @now
-          AND consumer IS NOT NULL AND id IN (SELECT id FROM weft_messages
-            WHERE stream = @stream AND available_at <= @now ORDER BY available_at, id LIMIT @max)`),
+      // The claim's own `max` rows drive it: filtered over the stream's claimable range
+      // instead, it read every message of a backlog on each claim.
+      holders: p(`SELECT m.id, m.consumer FROM (SELECT id FROM weft_messages
+            WHERE stream = @stream AND available_at <= @now ORDER BY available_at, id LIMIT @max) c
+          CROSS JOIN weft_messages m ON m.id = c.id WHERE m.consumer IS NOT NULL`),
       holder: p('SELECT consumer, deliveries FROM weft_messages WHERE id = ? AND stream = ?'),
       ofJob: p(`SELECT ${COLUMNS} FROM weft_messages WHERE job = ? ORDER BY id`),
       park: p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
