@@ -97,6 +97,9 @@ export async function runCommand(
   }
   await show();
   let showing: Promise<void> = Promise.resolve();
+  // At most one status read waits behind the one running: a backlog's thousands of
+  // commits must not queue thousands of reads that a Ctrl-C would then wait out.
+  let showQueued = false;
   const worker = new Worker({
     store,
     logger,
@@ -106,7 +109,14 @@ export async function runCommand(
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,
     onCommit: () => {
-      showing = showing.then(show).catch(() => {});
+      if (showQueued) return;
+      showQueued = true;
+      showing = showing
+        .then(() => {
+          showQueued = false;
+          return show();
+        })
+        .catch(() => {});
     },
   });
   try {

@@ -14,6 +14,7 @@ import { isFinalFlowState } from '../core/states.js';
 import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx, UnitOfWork } from '../store/store.js';
 import { applyUnit, mergeUnits } from '../store/unit-of-work.js';
+import { yieldIfDue } from '../store/yield-point.js';
 import { addressOf, failDeadLettered, reopenDeadLettered } from './dead-letter.js';
 import type { GraphHistoryKind } from './history.js';
 import {
@@ -245,6 +246,8 @@ export class GraphEngine {
     }
     const results: StepResult[] = [];
     for (const work of works) {
+      // A long batch gives the event loop a turn between its steps (yield-point.ts).
+      await yieldIfDue();
       const state = states.get(work.job);
       const at = state?.job.state;
       if (!state || !at || !(at === 'RUNNING' || startsNothing(at))) {
@@ -311,6 +314,7 @@ export class GraphEngine {
     let last = step;
     const queue = step.takeHeld();
     for (let message = queue.shift(); message; message = queue.shift()) {
+      await yieldIfDue();
       await state.loadDimension(message.d);
       const next = last.successor(message.d);
       if (hold) next.holdBack(hold);

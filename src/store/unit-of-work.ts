@@ -9,6 +9,7 @@
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
 import { counterKey } from './counter-key.js';
 import type { CounterAdd, CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
+import { yieldIfDue } from './yield-point.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
 export interface UnitResult {
@@ -27,14 +28,25 @@ function refKey(ref: CounterRef): string {
   return counterKey(ref).join('\u0000');
 }
 
-function unique(keys: string[]): boolean {
-  return new Set(keys).size === keys.length;
+/**
+ * Whether no two items have the same key. A spread's unit has hundreds of thousands of
+ * them: the event loop gets a turn now and then (yield-point.ts).
+ */
+async function unique<T>(items: readonly T[], key: (item: T) => string): Promise<boolean> {
+  const seen = new Set<string>();
+  for (let i = 0; i < items.length; i++) {
+    if (i % 1024 === 1023) await yieldIfDue();
+    const k = key(items[i] as T);
+    if (seen.has(k)) return false;
+    seen.add(k);
+  }
+  return true;
 }
 
 /** The adds as one set-based statement when each counter appears once, else one by one. */
 async function addAll(tx: StoreTx, adds: CounterAdd[]): Promise<bigint[]> {
   if (adds.length === 0) return [];
-  if (unique(adds.map((a) => refKey(a.ref)))) return tx.addCounters(adds);
+  if (await unique(adds, (a) => refKey(a.ref))) return tx.addCounters(adds);
   const out: bigint[] = [];
   for (const c of adds) out.push(await tx.addCounter(c.ref, c.delta, c.initial));
   return out;
@@ -61,7 +73,7 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
     }
   }
   const writes = unit.activities ?? [];
-  if (unique(writes.map((w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`))) {
+  if (await unique(writes, (w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`)) {
     await tx.putActivities(writes);
   } else {
     for (const write of writes) await tx.putActivity(write);

@@ -20,6 +20,7 @@ import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messa
 import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
+import { yieldIfDue } from '../store/yield-point.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { bury, isOverdue } from './dead-letters.js';
 import { resumeTakenOver } from './resumption.js';
@@ -379,6 +380,8 @@ export class TaskRunner {
     if (this.flushing) return;
     this.flushing = (async () => {
       while (this.completions.length > 0) {
+        // Handlers that finish at once keep this loop busy: a turn of the event loop now and then.
+        await yieldIfDue();
         const batch = this.completions;
         this.completions = [];
         const next = await this.commit(batch);

@@ -19,6 +19,7 @@ import { Models } from '../models/models.js';
 import { presenceWindowMs } from '../models/served-work.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
+import { nextTurn, yieldIfDue } from '../store/yield-point.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import { Presence } from './presence.js';
@@ -284,7 +285,14 @@ export class Worker {
         failingSince = undefined;
         failures = 0;
       }
-      if (result === 0 || result === 'idle') await wake.wait(this.waitFor(name));
+      // Back to the event loop between turns, whatever the backlog: on SQLite a turn
+      // resolves through microtasks alone, and signals, timers (a handler's, a task's
+      // timeout) and lease heartbeats run only in macrotasks. A wait that a notice had
+      // already ended takes none either.
+      if (result === 0 || result === 'idle') {
+        await wake.wait(this.waitFor(name));
+        await yieldIfDue();
+      } else await nextTurn();
     }
   }
 
@@ -313,6 +321,7 @@ export class Worker {
     const all = now - this.lastFullPoll >= this.idleMs;
     if (all) this.lastFullPoll = now;
     for (const route of this.routes) {
+      if (this.stopping) break;
       if (!all && !this.noticed.has(route.stream)) continue;
       this.noticed.delete(route.stream);
       const batch = () =>
@@ -320,8 +329,10 @@ export class Worker {
       let claimed = await batch();
       // A full batch may have left more behind: then several batches run at once, each
       // its own transaction on its own connection (jobs are locked in id order, so they
-      // only wait for each other where they share a job).
-      if (claimed >= this.settings.batchSize && this.engineLanes > 1) {
+      // only wait for each other where they share a job). A stopping worker starts none.
+      if (this.stopping) {
+        if (claimed > 0) this.noticed.add(route.stream);
+      } else if (claimed >= this.settings.batchSize && this.engineLanes > 1) {
         const more = await Promise.all(Array.from({ length: this.engineLanes - 1 }, batch));
         claimed += more.reduce((a, b) => a + b, 0);
         if (more.some((n) => n >= this.settings.batchSize)) this.noticed.add(route.stream);

@@ -18,6 +18,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { description, expression, join } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
+import { yieldIfDue } from '../../store/yield-point.js';
 import { finishActivity } from '../finish-activity.js';
 import { SEMAPHORE_FIELD } from '../legs.js';
 import type { ActivityAddress } from '../messages.js';
@@ -91,6 +92,8 @@ export const spread = defineKind({
     await openThreads(step, address, items.length);
     await step.move(address.a, COLLATION_DIGITS.completed);
     for (let k = 1; k <= items.length; k++) {
+      // A spread of many items plans for seconds: the event loop gets turns meanwhile.
+      await yieldIfDue();
       const thread = childThread(address.d, address.a, k);
       step.putActivity({ activity: address.a, dimension: thread, status: 'RUNNING' });
       step.putActivity({

@@ -78,6 +78,13 @@ const R = false;
 const W = true;
 
 /**
+ * Rows a set-based call inside a transaction writes or reads per synchronous operation: a
+ * spread's hundred thousand rows go in chunks, each call through `invoke` (which yields
+ * to the event loop when a turn is due), instead of one stretch of seconds.
+ */
+export const CHUNK_ROWS = 1000;
+
+/**
  * The contract's methods over `ops`, each run through `invoke`. A class, so a transaction's
  * handle is one small object (its methods live on the prototype).
  */
@@ -85,7 +92,24 @@ export class BoundStoreTx implements StoreTx {
   constructor(
     private readonly ops: SqliteOps,
     private readonly invoke: Invoke,
+    /**
+     * True for a transaction's handle: set-based calls may then run as several operations
+     * ({@link CHUNK_ROWS} rows each), as atomic as one inside the open transaction. A
+     * call on the Store itself stays one operation, so it stays its own transaction.
+     */
+    private readonly chunked = false,
   ) {}
+
+  /** `run` over `items`, in chunks when this handle may split a call. */
+  private async inChunks<I, O>(write: boolean, items: I[], run: (chunk: I[]) => O[]): Promise<O[]> {
+    if (!this.chunked || items.length <= CHUNK_ROWS) return this.invoke(write, () => run(items));
+    const out: O[] = [];
+    for (let i = 0; i < items.length; i += CHUNK_ROWS) {
+      const chunk = items.slice(i, i + CHUNK_ROWS);
+      for (const o of await this.invoke(write, () => run(chunk))) out.push(o);
+    }
+    return out;
+  }
 
   createJob(job: NewJob) {
     return this.invoke(W, () => this.ops.jobs.createJob(job));
@@ -141,11 +165,11 @@ export class BoundStoreTx implements StoreTx {
     return this.invoke(W, () => this.ops.counters.addCounter(ref, delta, initial));
   }
   getCounters(refs: CounterRef[]) {
-    return this.invoke(R, () => refs.map((ref) => this.ops.counters.getCounter(ref)));
+    return this.inChunks(R, refs, (chunk) => chunk.map((ref) => this.ops.counters.getCounter(ref)));
   }
   addCounters(adds: CounterAdd[]) {
-    return this.invoke(W, () =>
-      adds.map((a) => this.ops.counters.addCounter(a.ref, a.delta, a.initial)),
+    return this.inChunks(W, adds, (chunk) =>
+      chunk.map((a) => this.ops.counters.addCounter(a.ref, a.delta, a.initial)),
     );
   }
   getCounter(ref: CounterRef) {
@@ -160,14 +184,15 @@ export class BoundStoreTx implements StoreTx {
   putActivity(write: ActivityWrite) {
     return this.invoke(W, () => this.ops.activities.putActivity(write));
   }
-  putActivities(writes: ActivityWrite[]) {
-    return this.invoke(W, () => {
-      for (const write of writes) this.ops.activities.putActivity(write);
+  async putActivities(writes: ActivityWrite[]) {
+    await this.inChunks(W, writes, (chunk) => {
+      for (const write of chunk) this.ops.activities.putActivity(write);
+      return [];
     });
   }
   getActivities(keys: ActivityKey[]) {
-    return this.invoke(R, () =>
-      keys.map((k) => this.ops.activities.getActivity(k.job, k.activity, k.dimension)),
+    return this.inChunks(R, keys, (chunk) =>
+      chunk.map((k) => this.ops.activities.getActivity(k.job, k.activity, k.dimension)),
     );
   }
   getActivity(job: string, activity: string, dimension?: string) {
@@ -189,7 +214,7 @@ export class BoundStoreTx implements StoreTx {
     return this.invoke(R, () => this.ops.activities.newestActivities(job, activities));
   }
   append(messages: NewMessage[]) {
-    return this.invoke(W, () => this.ops.streams.append(messages));
+    return this.inChunks(W, messages, (chunk) => this.ops.streams.append(chunk));
   }
   claim(stream: string, options: ClaimOptions) {
     return this.invoke(W, () => this.ops.streams.claim(stream, options));
@@ -198,7 +223,9 @@ export class BoundStoreTx implements StoreTx {
     return this.invoke(W, () => this.ops.streams.ack(stream, id, consumer));
   }
   ackMany(stream: string, ids: string[], consumer: string) {
-    return this.invoke(W, () => ids.filter((id) => this.ops.streams.ack(stream, id, consumer)));
+    return this.inChunks(W, ids, (chunk) =>
+      chunk.filter((id) => this.ops.streams.ack(stream, id, consumer)),
+    );
   }
   extendLease(stream: string, ids: string[], consumer: string, leaseMs: number) {
     return this.invoke(W, () => this.ops.streams.extendLease(stream, ids, consumer, leaseMs));
@@ -268,8 +295,11 @@ export class BoundStoreTx implements StoreTx {
   deliverSignal(key: string, data: Json, options?: { ttlMs?: number }) {
     return this.invoke(W, () => this.ops.signals.deliverSignal(key, data, options));
   }
-  appendHistory(entries: NewHistoryEntry[]) {
-    return this.invoke(W, () => this.ops.history.appendHistory(entries));
+  async appendHistory(entries: NewHistoryEntry[]) {
+    await this.inChunks(W, entries, (chunk) => {
+      this.ops.history.appendHistory(chunk);
+      return [];
+    });
   }
   historyOfJob(job: string, query?: HistoryQuery) {
     return this.invoke(R, () => this.ops.history.historyOfJob(job, query));

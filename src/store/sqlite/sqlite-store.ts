@@ -8,6 +8,12 @@
  * open transaction, and a nested `transaction` runs as a SAVEPOINT inside it (rolled back
  * alone when its callback throws). Nested transactions must not run concurrently with
  * each other inside one callback.
+ *
+ * better-sqlite3 answers at once, so a chain of calls would run on microtasks alone and
+ * starve the event loop (signals, timers, heartbeats): every call, and every transaction,
+ * returns through a macrotask when {@link yieldIfDue} says one is due (see
+ * yield-point.ts), and large set-based writes inside a transaction run in chunks with a
+ * yield point between them (`BoundStoreTx`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Clock, SystemClock } from '../../core/clock.js';
@@ -17,6 +23,7 @@ import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
 import type { StoreUrl } from '../url.js';
+import { yieldIfDue } from '../yield-point.js';
 import { type Db, isBusy, openConnection, retryWhileBusy, sqliteCode } from './connection.js';
 import { DataVersionPoller } from './data-version-poller.js';
 import { migrate } from './migrate.js';
@@ -103,17 +110,24 @@ class SqliteStore {
   /** A direct call on the Store: its own transaction, or the caller's open one. */
   private async direct<T>(write: boolean, op: () => T): Promise<T> {
     const frame = txContext.getStore();
-    if (frame?.owner === this && frame.active) return op();
+    if (frame?.owner === this && frame.active) {
+      const result = op();
+      await yieldIfDue();
+      return result;
+    }
     this.assertOpen();
     const release = this.mutex.tryAcquire() ?? (await this.mutex.acquire());
+    let result: T;
     try {
       this.assertConnected();
-      return await retryWhileBusy(() => this.runOnce(write, op), 'write');
+      result = await retryWhileBusy(() => this.runOnce(write, op), 'write');
     } catch (error) {
       throw asStoreError(error);
     } finally {
       release();
     }
+    await yieldIfDue();
+    return result;
   }
 
   private runOnce<T>(write: boolean, op: () => T): T {
@@ -156,6 +170,8 @@ class SqliteStore {
       return result;
     } finally {
       release();
+      // A chain of transactions comes back to the event loop now and then.
+      await yieldIfDue();
     }
   }
 
@@ -188,9 +204,13 @@ class SqliteStore {
     }
   }
 
-  /** The `tx` handed to a callback: runs operations inline while its transaction is open. */
+  /**
+   * The `tx` handed to a callback: runs operations inline while its transaction is open,
+   * each returning through a macrotask when one is due (the transaction stays open and
+   * this connection's mutex held meanwhile, so nothing else writes into it).
+   */
   private txFor(frame: TxFrame): StoreTx {
-    return new BoundStoreTx(this.ops, <T>(_write: boolean, op: () => T): Promise<T> => {
+    const invoke = <T>(_write: boolean, op: () => T): Promise<T> => {
       if (!frame.active) {
         return Promise.reject(
           new StoreError(
@@ -201,12 +221,16 @@ class SqliteStore {
           ),
         );
       }
+      let result: T;
       try {
-        return Promise.resolve(op());
+        result = op();
       } catch (error) {
         return Promise.reject(asStoreError(error));
       }
-    });
+      const turn = yieldIfDue();
+      return turn ? turn.then(() => result) : Promise.resolve(result);
+    };
+    return new BoundStoreTx(this.ops, invoke, true);
   }
 
   private flushNotices(): void {
