@@ -27,6 +27,7 @@ import { AgentRegistry } from './agent-registry.js';
 import {
   parseEndBranchBody,
   parseExecuteBody,
+  parseHeartbeat,
   parseNameList,
   parseRegistration,
   parseTaskResult,
@@ -186,9 +187,10 @@ export class AgentServer {
       route('POST', '/tasks/{uuid}', async ({ params, body }) =>
         this.tasks.report(params.uuid as string, parseTaskResult(await body())),
       ),
-      route('POST', '/tasks/{uuid}/heartbeat', ({ params }) =>
-        this.tasks.heartbeat(params.uuid as string),
-      ),
+      route('POST', '/tasks/{uuid}/heartbeat', async ({ params, body }) => {
+        parseHeartbeat(await body());
+        return this.tasks.heartbeat(params.uuid as string);
+      }),
     ];
   }
 

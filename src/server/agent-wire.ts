@@ -227,6 +227,11 @@ export function parseRegistration(body: unknown): WireRegistration {
   return { workflows: registration.workflows ?? [], tasks: registration.tasks ?? [] };
 }
 
+/** The body of `POST /tasks/{uuid}/heartbeat`: none, or an empty object. */
+export function parseHeartbeat(body: unknown): void {
+  if (body !== undefined) parse(z.strictObject({}), body, 'body');
+}
+
 /** A comma-separated name list from a query parameter (`workflows=a,b`). */
 export function parseNameList(value: string | null, where: string): string[] | undefined {
   if (value === null) return undefined;

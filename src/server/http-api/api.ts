@@ -1,6 +1,6 @@
 /**
- * The HTTP API on Hono: every route group mounted, the same-origin checks
- * (same-origin.ts) and the token rule (token.ts) on `/api/*` and `/metrics`, typed errors
+ * The HTTP API on Hono: every route group mounted, the token rule (token.ts) on `/api/*`
+ * and `/metrics`, the same-origin checks (same-origin.ts) on every path, typed errors
  * as JSON (api-errors.ts; every 5xx logged under the request id it answers with),
  * unknown routes as a typed 404, and the headers every answer carries (no caching of API
  * data, no framing, no sniffing, a Content-Security-Policy).
@@ -70,13 +70,13 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
     c.header('content-security-policy', DASHBOARD_CSP);
   });
 
-  const health = healthRoutes(store, () => client.clock.now(), options.token !== undefined);
-  app.route('/', health.open);
-  // The token first: a caller without it learns nothing else about the request.
+  // The token first: a caller without it learns nothing else about the request. Then
+  // the same-origin checks on every path: the web app's files and /healthz too.
   app.use('/api/*', requireToken(options.token));
   app.use('/metrics', requireToken(options.token));
-  app.use('/api/*', sameOrigin(options.token !== undefined));
-  app.use('/metrics', sameOrigin(options.token !== undefined));
+  app.use('*', sameOrigin(options.token !== undefined));
+  const health = healthRoutes(store, () => client.clock.now(), options.token !== undefined);
+  app.route('/', health.open);
   app.route('/', health.guarded);
 
   const api = new Hono();
