@@ -46,15 +46,17 @@ const SECRET_PARAMETER = /pass|secret|token|key|auth|credential/i;
 
 /**
  * A URL as it may be printed: the password of its user-info and the value of every
- * credential query parameter replaced by `***`. Text that is not a URL is masked
- * after its first `@` and `?`, which is where those would be.
+ * credential query parameter replaced by `***`. Text that is not a `scheme://` URL is
+ * masked between a colon and an `@` and after a `?`, which is where those would be.
  */
 export function redactUrl(text: string): string {
+  const masked = () => text.replace(/:[^:@/]*@/, ':***@').replace(/\?.*$/s, '?***');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return masked();
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return text.replace(/:[^:@/]*@/, ':***@').replace(/\?.*$/s, '?***');
+    return masked();
   }
   if (url.password) url.password = '***';
   const params = [...url.searchParams.keys()];
