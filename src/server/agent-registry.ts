@@ -26,10 +26,11 @@ export interface SourceFilter {
 }
 
 /**
- * Most workflow names, and most task names, one server registers (each name is a stream
- * every job request looks at, so the bound keeps a job request's cost bounded).
+ * Most workflow names, and most task names, one server registers: each name is a stream
+ * a job request may claim from, one store transaction each, so the bound keeps what one
+ * request can cost bounded.
  */
-export const MAX_REGISTERED_NAMES = 1000;
+export const MAX_REGISTERED_NAMES = 200;
 
 /** The registered workflow and task names of one server, in registration order. */
 export class AgentRegistry {
