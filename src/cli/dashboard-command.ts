@@ -10,14 +10,13 @@
 import type { Command } from 'commander';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { startDashboard } from '../server/dashboard.js';
-import { checkListenHost } from '../server/http-api/token.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
 import { wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
-import { addTokenOptions, resolveToken, type TokenFlags } from './token-option.js';
+import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
 
 interface DashboardFlags extends TokenFlags {
   store?: string;
@@ -49,9 +48,7 @@ export function registerDashboardCommand(
     let store: Store | undefined;
     const interrupt = listenForInterrupt();
     try {
-      const token = resolveToken(flags, TOKEN_VARIABLE, output);
-      // Refuse before touching the store: a bad host is the user's to fix first.
-      checkListenHost(flags.host, token, TOKEN_VARIABLE);
+      const token = serverToken(flags, TOKEN_VARIABLE, output);
       const logger = createCliLogger(parseLogFormat(flags.logFormat));
       const port = flags.port ?? portFromEnv(process.env.WEFT_DASHBOARD_PORT);
       store = await openStore(flags.store ?? process.env.WEFT_STORE);

@@ -10,7 +10,6 @@
 import type { Command } from 'commander';
 import { toErrorRecord, WeftError } from '../core/errors.js';
 import { parseNameList } from '../server/agent-wire.js';
-import { checkListenHost } from '../server/http-api/token.js';
 import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -18,7 +17,7 @@ import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
-import { addTokenOptions, resolveToken, type TokenFlags } from './token-option.js';
+import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
 
 /** Options of {@link registerServeCommand}. */
 export interface ServeCommandOptions {
@@ -76,9 +75,7 @@ export function registerServeCommand(
     let store: Store | undefined;
     try {
       const { port, leaseMs } = flags;
-      const token = resolveToken(flags, TOKEN_VARIABLE, output);
-      // Refuse before touching the store: a bad host is the user's to fix first.
-      checkListenHost(flags.host, token, TOKEN_VARIABLE);
+      const token = serverToken(flags, TOKEN_VARIABLE, output);
       const workflows = names(flags.workflows, '--workflows');
       const tasks = names(flags.tasks, '--tasks');
       const logger = createCliLogger(parseLogFormat(flags.logFormat));

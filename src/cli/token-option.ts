@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ValidationError } from '../core/errors.js';
-import { checkTokenText } from '../server/http-api/token.js';
+import { checkListenHost, checkTokenText } from '../server/http-api/token.js';
 import type { Output } from './print.js';
 
 /** The flags {@link addTokenOptions} adds. */
@@ -58,4 +58,18 @@ export function resolveToken(
   const fromEnv = env[variable];
   if (fromEnv !== undefined && fromEnv !== '') return checkTokenText(fromEnv, variable);
   return undefined;
+}
+
+/**
+ * The token a server command runs with ({@link resolveToken}), refusing (before the store
+ * is touched: a bad host is the user's to fix first) a `host` beyond loopback without one.
+ */
+export function serverToken(
+  flags: TokenFlags & { host: string },
+  variable: string,
+  output: Output,
+): string | undefined {
+  const token = resolveToken(flags, variable, output);
+  checkListenHost(flags.host, token, variable);
+  return token;
 }

@@ -16,8 +16,13 @@ import {
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
-import { waitFor } from '../../support/wait-for.js';
-import { launchWeft, REPO_ROOT, type RunningWeft, runWeft } from '../../support/weft-cli.js';
+import {
+  launchWeft,
+  listeningUrl as listening,
+  REPO_ROOT,
+  type RunningWeft,
+  runWeft,
+} from '../../support/weft-cli.js';
 
 const TOKEN = 'Zq8-agent-token-3141592653';
 
@@ -39,21 +44,6 @@ afterEach(async () => {
   await location.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The URL `weft serve` printed once it listens. */
-async function listening(weft: RunningWeft): Promise<string> {
-  let url = '';
-  await waitFor(
-    () => {
-      if (!weft.alive()) throw new Error(`weft serve exited: ${weft.err()}`);
-      url = /listening on (http:\/\/\S+)/.exec(weft.out())?.[1] ?? '';
-      return url !== '';
-    },
-    'weft serve to listen',
-    { timeoutMs: 30_000, intervalMs: 50 },
-  );
-  return url;
-}
 
 /** Runs the Python agent until it has been idle five polls in a row. */
 function pythonAgent(url: string, token: string | undefined) {
