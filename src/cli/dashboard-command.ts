@@ -2,9 +2,9 @@
  * `weft dashboard`: the web dashboard and its HTTP API on the store every other command
  * uses, until SIGTERM or SIGINT.
  *
- *     weft dashboard [--port 7070] [--host 127.0.0.1] [--store URL] [--token T]
+ *     weft dashboard [--port 7070] [--host 127.0.0.1] [--store URL] [--token-file PATH]
  *
- * Bound beyond loopback it refuses to start without a token (`--token` or
+ * Bound beyond loopback it refuses to start without a token (`--token-file`, `--token` or
  * `WEFT_DASHBOARD_TOKEN`); with one, the API and `/metrics` need `Authorization: Bearer`.
  */
 import type { Command } from 'commander';
@@ -12,16 +12,20 @@ import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { startDashboard } from '../server/dashboard.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
 import { wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
+import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
 
-interface DashboardFlags {
+interface DashboardFlags extends TokenFlags {
   store?: string;
   port?: number;
   host: string;
-  token?: string;
+  logFormat?: string;
 }
+
+const TOKEN_VARIABLE = 'WEFT_DASHBOARD_TOKEN';
 
 /** Adds `weft dashboard` to the program; `setExit` receives its exit code. */
 export function registerDashboardCommand(
@@ -29,7 +33,7 @@ export function registerDashboardCommand(
   output: Output,
   setExit: (code: number) => void,
 ): void {
-  program
+  const command = program
     .command('dashboard')
     .description('serve the web dashboard and its HTTP API until SIGTERM')
     .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
@@ -39,46 +43,37 @@ export function registerDashboardCommand(
       wholeNumber({ min: 0, max: 65535 }),
     )
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--token <token>', 'token the API requires (default: $WEFT_DASHBOARD_TOKEN)')
-    .action(async (flags: DashboardFlags) => {
-      let store: Store | undefined;
-      const interrupt = listenForInterrupt();
-      try {
-        const token = flags.token ?? process.env.WEFT_DASHBOARD_TOKEN;
-        // Refuse before touching the store: a bad host is the user's to fix first.
-        if (token === undefined || token === '') {
-          const { isLoopback } = await import('../server/dashboard.js');
-          if (!isLoopback(flags.host)) {
-            output.err(
-              `error: refusing to listen on ${flags.host} without a token: pass --token or set WEFT_DASHBOARD_TOKEN`,
-            );
-            setExit(1);
-            return;
-          }
-        }
-        const port = flags.port ?? portFromEnv(process.env.WEFT_DASHBOARD_PORT);
-        store = await openStore(flags.store ?? process.env.WEFT_STORE);
-        const dashboard = await startDashboard({
-          store,
-          port,
-          host: flags.host,
-          ...(token !== undefined && token !== '' && { token }),
-        });
-        output.out(`weft dashboard on ${dashboard.url} (store ${store.url})`);
-        const signal = await interrupt.received;
-        output.err(`weft dashboard: ${signal}: stopping`);
-        await dashboard.close();
-        setExit(0);
-      } catch (error) {
-        output.err(
-          `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
-        );
-        setExit(1);
-      } finally {
-        interrupt.dispose();
-        await store?.close();
-      }
-    });
+    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)');
+  addTokenOptions(command, TOKEN_VARIABLE).action(async (flags: DashboardFlags) => {
+    let store: Store | undefined;
+    const interrupt = listenForInterrupt();
+    try {
+      const token = serverToken(flags, TOKEN_VARIABLE, output);
+      const logger = createCliLogger(parseLogFormat(flags.logFormat));
+      const port = flags.port ?? portFromEnv(process.env.WEFT_DASHBOARD_PORT);
+      store = await openStore(flags.store ?? process.env.WEFT_STORE);
+      const dashboard = await startDashboard({
+        store,
+        port,
+        host: flags.host,
+        logger,
+        ...(token !== undefined && { token }),
+      });
+      output.out(`weft dashboard on ${dashboard.url} (store ${store.url})`);
+      const signal = await interrupt.received;
+      output.err(`weft dashboard: ${signal}: stopping`);
+      await dashboard.close();
+      setExit(0);
+    } catch (error) {
+      output.err(
+        `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
+      );
+      setExit(1);
+    } finally {
+      interrupt.dispose();
+      await store?.close();
+    }
+  });
 }
 
 /** The port `WEFT_DASHBOARD_PORT` names (7070 when unset); a {@link ValidationError} otherwise. */

@@ -3,9 +3,13 @@
  * language, plus the engine streams and timers, until SIGTERM or SIGINT.
  *
  *     weft serve --port 4001 --workflows order --tasks charge,ship --store postgres://…
+ *
+ * Bound beyond loopback it refuses to start without a token (`--token-file`, `--token`
+ * or `WEFT_SERVE_TOKEN`); with one, every request needs `Authorization: Bearer`.
  */
 import type { Command } from 'commander';
 import { toErrorRecord, WeftError } from '../core/errors.js';
+import { parseNameList } from '../server/agent-wire.js';
 import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -13,6 +17,7 @@ import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
+import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
 
 /** Options of {@link registerServeCommand}. */
 export interface ServeCommandOptions {
@@ -20,7 +25,9 @@ export interface ServeCommandOptions {
   until?: () => Promise<void>;
 }
 
-interface ServeFlags {
+const TOKEN_VARIABLE = 'WEFT_SERVE_TOKEN';
+
+interface ServeFlags extends TokenFlags {
   store?: string;
   port: number;
   host: string;
@@ -41,11 +48,9 @@ async function untilSignal(): Promise<void> {
   }
 }
 
-function names(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter((n) => n !== '');
+/** A comma-separated flag's names, checked as an agent's registration is. */
+function names(value: string | undefined, flag: string): string[] {
+  return parseNameList(value ?? '', flag) ?? [];
 }
 
 /** Adds `weft serve` to the program; `setExit` receives its exit code. */
@@ -55,7 +60,7 @@ export function registerServeCommand(
   setExit: (code: number) => void,
   options: ServeCommandOptions = {},
 ): void {
-  program
+  const command = program
     .command('serve')
     .description('serve the agent protocol over HTTP (workers in any language) until SIGTERM')
     .option('--store <url>', 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)')
@@ -65,47 +70,51 @@ export function registerServeCommand(
     .option('--tasks <names>', 'tasks agents run, comma-separated')
     .option('--lease-ms <ms>', 'lease on a handed-out decision or task', positiveWholeNumber, 60000)
     .option('--no-engine', 'do not run the engine streams and timers in this process')
-    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)')
-    .action(async (flags: ServeFlags) => {
-      let store: Store | undefined;
-      try {
-        const { port, leaseMs } = flags;
-        const logger = createCliLogger(parseLogFormat(flags.logFormat));
-        store = await openStore(flags.store ?? process.env.WEFT_STORE);
-        const serving = await serve({
-          store,
-          port,
-          host: flags.host,
-          workflows: names(flags.workflows),
-          tasks: names(flags.tasks),
-          leaseMs,
-          engine: flags.engine,
-          logger,
-        });
-        output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
-        // The engine worker gives up (rejects) when the store stays unreachable.
-        const gaveUp = serving.worker
-          ? serving.worker.run().then(
-              () => undefined,
-              (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-            )
-          : new Promise<undefined>(() => {});
-        const outcome = await Promise.race([
-          (options.until ?? untilSignal)().then(() => undefined),
-          gaveUp,
-        ]);
-        await serving.close();
-        if (outcome) {
-          output.err(`error: ${outcome.message}`);
-          setExit(1);
-        } else setExit(0);
-      } catch (error) {
-        output.err(
-          `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
-        );
+    .option('--log-format <format>', 'log lines on stderr: pretty or json (default: pretty)');
+  addTokenOptions(command, TOKEN_VARIABLE).action(async (flags: ServeFlags) => {
+    let store: Store | undefined;
+    try {
+      const { port, leaseMs } = flags;
+      const token = serverToken(flags, TOKEN_VARIABLE, output);
+      const workflows = names(flags.workflows, '--workflows');
+      const tasks = names(flags.tasks, '--tasks');
+      const logger = createCliLogger(parseLogFormat(flags.logFormat));
+      store = await openStore(flags.store ?? process.env.WEFT_STORE);
+      const serving = await serve({
+        store,
+        port,
+        host: flags.host,
+        workflows,
+        tasks,
+        leaseMs,
+        engine: flags.engine,
+        logger,
+        ...(token !== undefined && { token }),
+      });
+      output.out(`weft serve listening on ${serving.url} (store ${store.url})`);
+      // The engine worker gives up (rejects) when the store stays unreachable.
+      const gaveUp = serving.worker
+        ? serving.worker.run().then(
+            () => undefined,
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+          )
+        : new Promise<undefined>(() => {});
+      const outcome = await Promise.race([
+        (options.until ?? untilSignal)().then(() => undefined),
+        gaveUp,
+      ]);
+      await serving.close();
+      if (outcome) {
+        output.err(`error: ${outcome.message}`);
         setExit(1);
-      } finally {
-        await store?.close();
-      }
-    });
+      } else setExit(0);
+    } catch (error) {
+      output.err(
+        `error: ${error instanceof WeftError ? error.message : (toErrorRecord(error).stack ?? String(error))}`,
+      );
+      setExit(1);
+    } finally {
+      await store?.close();
+    }
+  });
 }

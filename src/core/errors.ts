@@ -363,9 +363,9 @@ export class ForbiddenOriginError extends WeftError {
   }
 }
 
-/** A POST to the HTTP API whose body is not declared JSON. */
+/** A request to an HTTP server that acts without declaring its body JSON. */
 export class UnsupportedMediaTypeError extends WeftError {
-  constructor() {
-    super('UNSUPPORTED_MEDIA_TYPE', 'a POST must have Content-Type: application/json');
+  constructor(message = 'this request must have Content-Type: application/json') {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }

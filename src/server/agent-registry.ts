@@ -4,6 +4,7 @@
  * Registering a workflow stores it as a code-first definition, so clients can start it by
  * name; registering anything subscribes to its stream's notices, which wake long polls.
  */
+import { ValidationError } from '../core/errors.js';
 import { decisionStream } from '../durable/durable-messages.js';
 import { putCodeFirstDefinition } from '../durable/stored-definition.js';
 import { taskStream } from '../engine/messages.js';
@@ -23,6 +24,13 @@ export interface SourceFilter {
   workflows?: readonly string[];
   tasks?: readonly string[];
 }
+
+/**
+ * Most workflow names, and most task names, one server registers: each name is a stream
+ * a job request may claim from, one store transaction each, so the bound keeps what one
+ * request can cost bounded.
+ */
+export const MAX_REGISTERED_NAMES = 200;
 
 /** The registered workflow and task names of one server, in registration order. */
 export class AgentRegistry {
@@ -46,8 +54,12 @@ export class AgentRegistry {
   /**
    * Registers names (again is a no-op). A workflow already stored as a graph workflow
    * under version 1 is refused with `DefinitionConflictError`, and stays unregistered.
+   * Names that would take either kind past {@link MAX_REGISTERED_NAMES} are refused
+   * (ValidationError TOO_MANY_NAMES) and none of them is registered.
    */
   async register(names: SourceFilter): Promise<void> {
+    this.checkRoom(this.workflowSet, names.workflows ?? [], 'workflows');
+    this.checkRoom(this.taskSet, names.tasks ?? [], 'tasks');
     const pending: Promise<void>[] = [];
     for (const name of names.workflows ?? []) {
       pending.push(this.once(this.workflowSet, name, () => this.addWorkflow(name)));
@@ -56,6 +68,17 @@ export class AgentRegistry {
       pending.push(this.once(this.taskSet, name, () => this.listen(taskStream(name))));
     }
     await Promise.all(pending);
+  }
+
+  private checkRoom(set: Map<string, unknown>, names: readonly string[], kind: string): void {
+    const added = new Set(names.filter((n) => !set.has(n))).size;
+    if (set.size + added > MAX_REGISTERED_NAMES) {
+      throw new ValidationError(
+        `${set.size} ${kind} are registered, and this server takes at most ${MAX_REGISTERED_NAMES}`,
+        kind,
+        { code: 'TOO_MANY_NAMES' },
+      );
+    }
   }
 
   private once(set: Map<string, Promise<void>>, name: string, add: () => Promise<void>) {

@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
-import { NotFoundError, toErrorRecord, ValidationError } from '../core/errors.js';
+import { NotFoundError, ValidationError } from '../core/errors.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { Models } from '../models/models.js';
@@ -30,13 +30,17 @@ import { AgentRegistry } from './agent-registry.js';
 import {
   parseEndBranchBody,
   parseExecuteBody,
+  parseHeartbeat,
   parseNameList,
   parseRegistration,
   parseTaskResult,
   parseWaitMs,
 } from './agent-wire.js';
 import { DecisionDesk } from './decision-desk.js';
-import { errorBody, METHOD_NOT_ALLOWED, readJsonBody, sendJson, statusOf } from './http-json.js';
+import { errorAnswer, METHOD_NOT_ALLOWED, newRequestId } from './http-api/api-errors.js';
+import { checkJsonType, checkOrigin } from './http-api/same-origin.js';
+import { checkListenHost, checkToken } from './http-api/token.js';
+import { letGoOfBody, readJsonBody, sendJson } from './http-json.js';
 import { JobDispatcher } from './job-dispatcher.js';
 import { TaskDesk } from './task-desk.js';
 
@@ -55,6 +59,12 @@ export interface AgentServerOptions {
   maxWaitMs?: number;
   /** Largest request body, in bytes (default 16 MiB). */
   maxBodyBytes?: number;
+  /**
+   * When set, every request needs `Authorization: Bearer <token>`, and the server may
+   * listen beyond loopback; without one it listens on loopback only and answers only a
+   * loopback `Host`.
+   */
+  token?: string;
   /** The consumer name of this server's claims (default `serve:host:pid:random`). */
   consumer?: string;
   clock?: Clock;
@@ -82,15 +92,21 @@ interface Route {
   pattern: RegExp;
   keys: string[];
   handler: Handler;
+  /**
+   * Whether it claims, registers or records (every route but `GET /agents`): such a
+   * request must say `Content-Type: application/json`, which a page on another origin
+   * cannot send without a CORS preflight (never granted).
+   */
+  acts: boolean;
 }
 
-function route(method: Route['method'], path: string, handler: Handler): Route {
+function route(method: Route['method'], path: string, handler: Handler, acts = true): Route {
   const keys: string[] = [];
   const source = path.replace(/\{(\w+)\}/g, (_, key: string) => {
     keys.push(key);
     return '([^/]+)';
   });
-  return { method, pattern: new RegExp(`^${source}$`), keys, handler };
+  return { method, pattern: new RegExp(`^${source}$`), keys, handler, acts };
 }
 
 /** The agent protocol's HTTP server over one store. */
@@ -109,6 +125,7 @@ export class AgentServer {
   private readonly logger: WorkerLogger;
   /** The server's row in the store's workers: the tasks and workflows its agents registered. */
   private readonly presence: Presence;
+  private readonly token: string | undefined;
 
   constructor(private readonly options: AgentServerOptions) {
     const clock = options.clock ?? new SystemClock();
@@ -131,6 +148,7 @@ export class AgentServer {
     };
     this.maxWaitMs = options.maxWaitMs ?? 60_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.token = options.token === '' ? undefined : options.token;
     this.logger = logger;
     this.registry = new AgentRegistry(options.store);
     this.decisions = new DecisionDesk(settings);
@@ -170,7 +188,7 @@ export class AgentServer {
     return [
       route('GET', '/job', job),
       route('GET', '/env/{envId}/lang/{lang}/job', job),
-      route('GET', '/agents', async () => agents()),
+      route('GET', '/agents', async () => agents(), false),
       route('POST', '/agents', async ({ body }) => {
         await this.registry.register(parseRegistration(await body()));
         return agents();
@@ -187,14 +205,19 @@ export class AgentServer {
       route('POST', '/tasks/{uuid}', async ({ params, body }) =>
         this.tasks.report(params.uuid as string, parseTaskResult(await body())),
       ),
-      route('POST', '/tasks/{uuid}/heartbeat', ({ params }) =>
-        this.tasks.heartbeat(params.uuid as string),
-      ),
+      route('POST', '/tasks/{uuid}/heartbeat', async ({ params, body }) => {
+        parseHeartbeat(await body());
+        return this.tasks.heartbeat(params.uuid as string);
+      }),
     ];
   }
 
-  /** Registers the configured workflows and tasks, then listens (port 0: any free port). */
+  /**
+   * Registers the configured workflows and tasks, then listens (port 0: any free port).
+   * A host beyond loopback without a token is refused (ValidationError TOKEN_REQUIRED).
+   */
   async listen(port = 4001, host = '127.0.0.1'): Promise<AgentServerAddress> {
+    checkListenHost(host, this.token, 'WEFT_SERVE_TOKEN');
     await this.registry.register({
       workflows: this.options.workflows ?? [],
       tasks: this.options.tasks ?? [],
@@ -225,15 +248,22 @@ export class AgentServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = newRequestId();
     const gone = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) gone.abort();
     });
+    let path = '/';
     try {
       const url = new URL(req.url ?? '/', 'http://agent');
-      const { handler, params } = this.match(req.method ?? 'GET', url.pathname);
+      path = url.pathname;
+      // The token first: a caller without it learns nothing else about the request.
+      checkToken(req.headers.authorization, this.token);
+      checkOrigin({ host: req.headers.host, origin: req.headers.origin }, this.token !== undefined);
+      const { route, params } = this.match(req.method ?? 'GET', url.pathname);
+      if (route.acts) checkJsonType(req.headers['content-type']);
       let read: Promise<unknown> | undefined;
-      const answer = await handler({
+      const answer = await route.handler({
         params,
         query: url.searchParams,
         body: () => {
@@ -242,21 +272,23 @@ export class AgentServer {
         },
         signal: AbortSignal.any([gone.signal, this.closing.signal]),
       });
-      sendJson(res, 200, answer);
+      letGoOfBody(req);
+      sendJson(res, 200, answer, { 'x-request-id': requestId });
     } catch (error) {
-      const status = statusOf(error);
-      if (status >= 500) {
-        this.logger.error(`${req.method} ${req.url}`, toErrorRecord(error) as ErrorRecord);
-      }
-      if (!res.headersSent) sendJson(res, status, errorBody(error));
+      const { status, body, headers } = errorAnswer(error, {
+        requestId,
+        method: req.method ?? 'GET',
+        path,
+        logger: this.logger,
+      });
+      // A body refused unread (or past the limit) is not read to its end.
+      letGoOfBody(req);
+      if (!res.headersSent) sendJson(res, status, body, { 'x-request-id': requestId, ...headers });
       else res.destroy();
-    } finally {
-      // A body left unread (a GET with one, a refused request) must not hold the socket.
-      if (!req.complete) req.resume();
     }
   }
 
-  private match(method: string, path: string): { handler: Handler; params: Params } {
+  private match(method: string, path: string): { route: Route; params: Params } {
     let allowed = false;
     for (const r of this.routes) {
       const found = r.pattern.exec(path);
@@ -269,7 +301,7 @@ export class AgentServer {
       r.keys.forEach((key, i) => {
         params[key] = decodeSegment(found[i + 1] as string, key);
       });
-      return { handler: r.handler, params };
+      return { route: r, params };
     }
     if (allowed) {
       throw new ValidationError(`${method} is not allowed here`, path, {

@@ -10,9 +10,23 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { WorkRequest } from '../durable/session-messages.js';
 import type { JsonObject } from '../durable/stable-json.js';
+import { WORKFLOW_ID_PATTERN } from '../graph/workflow-document.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 
 const name = z.string().min(1).max(200);
+
+/** Most names one registration (`POST /agents`, or a job request's query) may carry. */
+export const MAX_NAMES_PER_REQUEST = 100;
+
+/** A workflow or task name an agent registers: what a workflow id may be. */
+const registeredName = z.string().regex(WORKFLOW_ID_PATTERN, {
+  error:
+    'a workflow or task name is 1-128 letters, digits, "_", "." or "-", starting with a letter or digit',
+});
+
+const registeredNames = z.array(registeredName).max(MAX_NAMES_PER_REQUEST, {
+  error: `at most ${MAX_NAMES_PER_REQUEST} names at once`,
+});
 
 const wireError = z.strictObject({
   name: z.string().min(1),
@@ -48,8 +62,8 @@ const taskResultBody = z.discriminatedUnion('status', [
 ]);
 
 const registrationBody = z.strictObject({
-  workflows: z.array(name).optional(),
-  tasks: z.array(name).optional(),
+  workflows: registeredNames.optional(),
+  tasks: registeredNames.optional(),
 });
 
 /** A work as an agent sends it in `POST /decisions/{uuid}/execute`. */
@@ -213,6 +227,11 @@ export function parseRegistration(body: unknown): WireRegistration {
   return { workflows: registration.workflows ?? [], tasks: registration.tasks ?? [] };
 }
 
+/** The body of `POST /tasks/{uuid}/heartbeat`: none, or an empty object. */
+export function parseHeartbeat(body: unknown): void {
+  if (body !== undefined) parse(z.strictObject({}), body, 'body');
+}
+
 /** A comma-separated name list from a query parameter (`workflows=a,b`). */
 export function parseNameList(value: string | null, where: string): string[] | undefined {
   if (value === null) return undefined;
@@ -220,8 +239,7 @@ export function parseNameList(value: string | null, where: string): string[] | u
     .split(',')
     .map((n) => n.trim())
     .filter((n) => n !== '');
-  for (const n of names) parse(name, n, where);
-  return names;
+  return parse(registeredNames, names, where);
 }
 
 /** The `wait` query parameter of the job endpoint: whole milliseconds, at most `max`. */

@@ -3,9 +3,11 @@
  * modules and CSS shipped in the package (`web/`), and elkjs's browser bundle served from
  * node_modules at `/vendor/elk.bundled.js`. The app's files are read once at start (only
  * those, so no request can reach another file). Bound beyond loopback it refuses to start
- * without a token.
+ * without a token. Every answer carries the API's headers (http-api/api.ts), the
+ * Content-Security-Policy with `frame-ancestors 'none'` among them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, join } from 'node:path';
@@ -13,9 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { serve as serveNode } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Client } from '../client/client.js';
-import { ValidationError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
+import type { WorkerLogger } from '../worker/worker-options.js';
 import { createHttpApi } from './http-api/api.js';
+import { checkListenHost } from './http-api/token.js';
+import { letGoOfBody } from './http-json.js';
 
 /** The web app's folder: `web/` at the package root (beside `src/` and `dist/`). */
 export const WEB_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -28,11 +32,6 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** Whether a host name or address is this machine only. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** What to serve and where. */
 export interface DashboardOptions {
   store: Store;
@@ -42,6 +41,8 @@ export interface DashboardOptions {
   token?: string;
   /** How often live streams look at the store (ms). */
   pollMs?: number;
+  /** Where 5xx answers are logged (with their request ids). */
+  logger?: WorkerLogger;
 }
 
 /** A running dashboard. */
@@ -88,25 +89,31 @@ export function addWebApp(app: Hono, root: string = WEB_ROOT): void {
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token === '' ? undefined : options.token;
-  if (!isLoopback(host) && token === undefined) {
-    throw new ValidationError(
-      `refusing to listen on ${host} without a token: pass --token or set WEFT_DASHBOARD_TOKEN (only 127.0.0.1, ::1 and localhost need none)`,
-      'host',
-      { code: 'TOKEN_REQUIRED' },
-    );
-  }
+  checkListenHost(host, token, 'WEFT_DASHBOARD_TOKEN');
   const app = createHttpApi(
     {
       store: options.store,
       ...(options.client && { client: options.client }),
       ...(token !== undefined && { token }),
       ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+      ...(options.logger && { logger: options.logger }),
     },
     (a) => addWebApp(a),
   );
   const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const s = serveNode({ fetch: app.fetch, port: options.port ?? 7070, hostname: host }, () =>
-      resolve(s),
+    const s = serveNode(
+      {
+        // A body the API left unread (refused, or past the limit) is not read to its end.
+        fetch: async (request, env) => {
+          const response = await app.fetch(request, env);
+          const refused = response.status === 413 || response.status === 415;
+          if (refused && env.incoming instanceof IncomingMessage) letGoOfBody(env.incoming);
+          return response;
+        },
+        port: options.port ?? 7070,
+        hostname: host,
+      },
+      () => resolve(s),
     );
     s.once('error', reject);
   });

@@ -1,104 +1,88 @@
 /**
- * JSON over node:http for the agent server: reading a request body (bounded, parsed,
- * typed errors for what a client got wrong), writing a JSON answer, and the HTTP status
- * of each typed error. A client's mistake is always a 4xx with `{ error: { name, code,
- * message, … } }`; only a fault of the server (or its store) is a 5xx.
+ * JSON over node:http, for `weft serve` (and the one node-level rule the dashboard
+ * shares): reading a request body with the same bounds as the dashboard's API
+ * (http-api/request-input.ts, core/json-text.ts), writing a JSON answer with the headers
+ * every answer of both servers carries, and letting go of a body left unread without
+ * reading it to its end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  DefinitionConflictError,
-  InvalidStateError,
-  LeaseLostError,
-  ModifiedDeciderError,
-  NotFoundError,
-  StaleDecisionError,
-  StoreError,
-  ValidationError,
-  WeftError,
-} from '../core/errors.js';
-
-/** Error code of a body larger than the server accepts (HTTP 413). */
-export const PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE';
-/** Error code of a known path asked with another method (HTTP 405). */
-export const METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED';
-/** Error code of a body that is not JSON (HTTP 400). */
-export const MALFORMED_JSON = 'MALFORMED_JSON';
+import { parseJsonText } from '../core/json-text.js';
+import { readBodyText } from './http-api/request-input.js';
 
 /**
- * Reads and parses a JSON body. An empty body is `undefined`; a body over `maxBytes` is a
- * `ValidationError` (code {@link PAYLOAD_TOO_LARGE}); text that is not JSON is a
- * `ValidationError` (code {@link MALFORMED_JSON}).
+ * Headers on every answer of both servers: nothing is cached, sniffed as another type,
+ * framed, or given a referrer.
+ */
+export const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+/** The `Content-Security-Policy` of an answer that is only data (JSON, text). */
+export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * Reads and parses a JSON body: an empty body is `undefined`; over `maxBytes` it is a
+ * BODY_TOO_LARGE `ValidationError` (from `Content-Length`, or as soon as it passes);
+ * text that is not JSON is BAD_JSON, nesting too deep JSON_TOO_DEEP.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > maxBytes) tooLarge = true;
-    else chunks.push(buffer);
-  }
-  if (tooLarge) {
-    throw new ValidationError(`is larger than ${maxBytes} bytes`, 'request body', {
-      code: PAYLOAD_TOO_LARGE,
-    });
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const chunks = req.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+  const text = await readBodyText(chunks, req.headers['content-length'], maxBytes);
   if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ValidationError(`is not JSON: ${detail}`, 'request body', {
-      code: MALFORMED_JSON,
-    });
-  }
+  return parseJsonText(text, 'body');
 }
 
-/** Writes `body` as JSON with `status`. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Writes `body` as JSON with `status` and `headers` (beside {@link COMMON_HEADERS}). */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
   res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'content-security-policy': DATA_CSP,
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
   });
   res.end(text);
 }
 
-/** The HTTP status for an error: 4xx for what the client got wrong, 5xx for the server. */
-export function statusOf(error: unknown): number {
-  if (error instanceof ValidationError) {
-    if (error.code === PAYLOAD_TOO_LARGE) return 413;
-    if (error.code === METHOD_NOT_ALLOWED) return 405;
-    return 400;
-  }
-  if (error instanceof NotFoundError) return 404;
-  if (
-    error instanceof StaleDecisionError ||
-    error instanceof InvalidStateError ||
-    error instanceof LeaseLostError ||
-    error instanceof DefinitionConflictError ||
-    error instanceof ModifiedDeciderError
-  ) {
-    return 409;
-  }
-  if (error instanceof StoreError) return 503;
-  return 500;
-}
+/** How much of a body left unread is read and thrown away before its connection is closed. */
+const LINGER_BYTES = 1024 * 1024;
+/** How long a body left unread is read and thrown away before its connection is closed. */
+const LINGER_MS = 1000;
 
-/** The JSON body for an error: a typed error's fields, or a generic internal error. */
-export function errorBody(error: unknown): { error: Record<string, unknown> } {
-  if (error instanceof WeftError && statusOf(error) < 500) return { error: error.toJSON() };
-  if (error instanceof WeftError) {
-    return { error: { name: error.name, code: error.code, message: error.message } };
-  }
-  return {
-    error: {
-      name: 'InternalError',
-      code: 'INTERNAL',
-      message: 'the server failed to handle this request; it is logged',
-    },
+/**
+ * Called once the answer to `req` is sent: a body still arriving (one refused before it
+ * was read, or past the limit) is not read to its end. The server throws away at most
+ * {@link LINGER_BYTES} more, for at most {@link LINGER_MS} — time for the client to read
+ * the answer before the connection closes — and then closes the connection.
+ */
+export function letGoOfBody(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  const socket = req.socket;
+  let discarded = 0;
+  const close = () => {
+    clearTimeout(timer);
+    req.off('data', count);
+    socket.destroy();
   };
+  const count = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) close();
+  };
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  req.on('data', count);
+  req.once('end', () => {
+    clearTimeout(timer);
+    req.off('data', count);
+  });
+  req.resume();
 }

@@ -32,11 +32,39 @@ export type StoreUrl =
       database: string;
       /** `?pool=N` sets the connection-pool size. */
       poolSize: number | undefined;
-      /** The URL without its password, for messages. */
+      /** The URL without its password or credential parameters, for messages ({@link redactUrl}). */
       redacted: string;
     };
 
 const HINT = 'use sqlite:<path>, sqlite::memory: or postgres://user:pass@host:port/db';
+
+/**
+ * Query parameters whose value is a credential (libpq's `password`, `sslpassword`, and
+ * anything named like a secret, token or key), masked wherever a URL is printed.
+ */
+const SECRET_PARAMETER = /pass|secret|token|key|auth|credential/i;
+
+/**
+ * A URL as it may be printed: the password of its user-info and the value of every
+ * credential query parameter replaced by `***`. Text that is not a `scheme://` URL is
+ * masked between a colon and an `@` and after a `?`, which is where those would be.
+ */
+export function redactUrl(text: string): string {
+  const masked = () => text.replace(/:[^:@/]*@/, ':***@').replace(/\?.*$/s, '?***');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return masked();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return masked();
+  }
+  if (url.password) url.password = '***';
+  const params = [...url.searchParams.keys()];
+  for (const name of new Set(params)) {
+    if (SECRET_PARAMETER.test(name)) url.searchParams.set(name, '***');
+  }
+  return url.toString();
+}
 
 /** Parses a store URL, or throws a ValidationError naming the problem. */
 export function parseStoreUrl(url: string | undefined): StoreUrl {
@@ -81,8 +109,6 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
       }
       parsed.searchParams.delete('pool');
     }
-    const redactedUrl = new URL(parsed.toString());
-    if (redactedUrl.password) redactedUrl.password = '***';
     return {
       dialect: 'postgres',
       connectionString: parsed.toString(),
@@ -90,14 +116,14 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
       port: parsed.port ? Number(parsed.port) : 5432,
       database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || 'postgres',
       poolSize,
-      redacted: redactedUrl.toString(),
+      redacted: redactUrl(parsed.toString()),
     };
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1];
   throw new ValidationError(
     scheme
       ? `unsupported store scheme ${JSON.stringify(`${scheme}:`)}; ${HINT}`
-      : `not a store URL: ${JSON.stringify(text)}; ${HINT}`,
+      : `not a store URL: ${JSON.stringify(redactUrl(text))}; ${HINT}`,
     'store URL',
   );
 }

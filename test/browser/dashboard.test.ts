@@ -7,23 +7,15 @@
  *
  * Without /usr/bin/chromium the test is skipped with a message; with CI=true it fails.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/server/dashboard.js';
+import { CHROMIUM, haveChromium } from '../support/chromium.js';
 import { waitFor } from '../support/wait-for.js';
 import { REPO_ROOT } from '../support/weft-cli.js';
 import { type DashboardFixture, dashboardFixture } from './dashboard-fixture.js';
-
-const CHROMIUM = process.env.WEFT_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  if (process.env.CI === 'true') {
-    throw new Error(`CI: ${CHROMIUM} is missing; .ci/run installs Debian's chromium`);
-  }
-  console.warn(`weft: ${CHROMIUM} not found; the dashboard browser tests are skipped`);
-}
 
 /** What the page's `location` is, as far as these tests read it. */
 interface Location {

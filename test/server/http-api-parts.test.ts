@@ -3,9 +3,19 @@
  * loopback, the error-to-status table, and the Prometheus text.
  */
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/server/dashboard.js';
-import { statusOfCode } from '../../src/server/http-api/api-errors.js';
+import {
+  ConflictError,
+  ForbiddenOriginError,
+  NotFoundError,
+  StoreError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  WeftError,
+} from '../../src/core/errors.js';
+import { errorAnswer, statusOf } from '../../src/server/http-api/api-errors.js';
 import { metricsText } from '../../src/server/http-api/health-routes.js';
+import { isLoopback } from '../../src/server/http-api/same-origin.js';
 import { sameToken } from '../../src/server/http-api/token.js';
 
 describe('the HTTP API parts', () => {
@@ -25,15 +35,46 @@ describe('the HTTP API parts', () => {
     }
   });
 
-  it('maps typed error codes to statuses', () => {
-    expect(statusOfCode('NOT_FOUND')).toBe(404);
-    expect(statusOfCode('UNAUTHORIZED')).toBe(401);
-    expect(statusOfCode('FORBIDDEN')).toBe(403);
-    expect(statusOfCode('BODY_TOO_LARGE')).toBe(413);
-    expect(statusOfCode('UNSUPPORTED_MEDIA_TYPE')).toBe(415);
-    expect(statusOfCode('CONFLICT')).toBe(409);
-    expect(statusOfCode('NO_SUCH_HOOK')).toBe(422);
-    expect(statusOfCode('BAD_JSON')).toBe(400);
+  it('maps typed errors to statuses: 4xx for the client, 503 for a busy store, 500 else', () => {
+    expect(statusOf(new NotFoundError('job', 'x'))).toBe(404);
+    expect(statusOf(new UnauthorizedError())).toBe(401);
+    expect(statusOf(new ForbiddenOriginError('no'))).toBe(403);
+    expect(statusOf(new ValidationError('big', 'body', { code: 'BODY_TOO_LARGE' }))).toBe(413);
+    expect(statusOf(new UnsupportedMediaTypeError())).toBe(415);
+    expect(statusOf(new ConflictError('no'))).toBe(409);
+    expect(statusOf(new WeftError('NO_SUCH_HOOK', 'no'))).toBe(422);
+    expect(statusOf(new ValidationError('bad', 'body', { code: 'BAD_JSON' }))).toBe(400);
+    expect(statusOf(new ValidationError('deep', 'body', { code: 'JSON_TOO_DEEP' }))).toBe(400);
+    expect(statusOf(new StoreError('locked', { code: 'STORE_BUSY' }))).toBe(503);
+    expect(statusOf(new StoreError('broken SQL', { code: 'STORE_SQL' }))).toBe(500);
+    expect(statusOf(new RangeError('Maximum call stack size exceeded'))).toBe(500);
+  });
+
+  it('logs every 5xx under a request id the answer carries, and names no internals', () => {
+    const logged: unknown[][] = [];
+    const logger = {
+      error: (...line: unknown[]) => logged.push(['error', ...line]),
+      warn: (...line: unknown[]) => logged.push(['warn', ...line]),
+      info: () => {},
+    };
+    const request = { requestId: 'abc123', method: 'GET', path: '/api/jobs', logger };
+    const failed = errorAnswer(new TypeError('secret internals'), request);
+    expect(failed.status).toBe(500);
+    expect(failed.headers['x-request-id']).toBe('abc123');
+    expect(failed.body.error).toMatchObject({ code: 'INTERNAL', requestId: 'abc123' });
+    expect(JSON.stringify(failed.body)).not.toContain('secret internals');
+    expect(logged[0]?.[0]).toBe('error');
+    expect(logged[0]?.[3]).toMatchObject({ requestId: 'abc123', path: '/api/jobs', status: 500 });
+
+    const busy = errorAnswer(new StoreError('locked', { code: 'STORE_BUSY' }), request);
+    expect(busy.status).toBe(503);
+    expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.body.error).toMatchObject({ code: 'STORE_BUSY', requestId: 'abc123' });
+    expect(logged[1]?.[0]).toBe('warn');
+
+    const mistake = errorAnswer(new NotFoundError('job', 'x'), request);
+    expect(mistake).toMatchObject({ status: 404, headers: {} });
+    expect(logged).toHaveLength(2);
   });
 
   it('writes Prometheus text: HELP and TYPE per metric, labels escaped, the engine streams always', () => {

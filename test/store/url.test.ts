@@ -1,7 +1,7 @@
 /** The store URL parser: what it accepts, and typed errors for what it does not. */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/core/errors.js';
-import { DEFAULT_STORE_URL, parseStoreUrl } from '../../src/store/url.js';
+import { DEFAULT_STORE_URL, parseStoreUrl, redactUrl } from '../../src/store/url.js';
 
 describe('parseStoreUrl', () => {
   it('defaults to the embedded SQLite file', () => {
@@ -73,5 +73,23 @@ describe('parseStoreUrl', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toMatch(message);
     expect((error as ValidationError).where).toBe('store URL');
+  });
+
+  it('masks every credential a URL can carry, wherever it is printed', () => {
+    const url = parseStoreUrl(
+      'postgres://weft:pa55@db.example:5433/app?password=hunter2&sslpassword=s3cr3t&application_name=w&api_key=k3y',
+    );
+    expect(url.dialect === 'postgres' && url.redacted).toBe(
+      'postgres://weft:***@db.example:5433/app?password=***&sslpassword=***&application_name=w&api_key=***',
+    );
+    expect(redactUrl('postgres://u@h/db?PASSWORD=x&password=y')).toBe(
+      'postgres://u@h/db?PASSWORD=***&password=***',
+    );
+    expect(redactUrl('postgres://u@h/db?sslmode=require')).toBe(
+      'postgres://u@h/db?sslmode=require',
+    );
+    // Not a URL at all: still nothing after a user-info colon or a query mark.
+    expect(redactUrl('u:hunter2@h/db?password=x')).toBe('u:***@h/db?***');
+    expect(() => parseStoreUrl('u:hunter2@h/db?password=x')).toThrow(/^(?!.*hunter2)/s);
   });
 });

@@ -12,6 +12,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait-for.js';
 
 /** The repository's root folder. */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -126,6 +127,24 @@ export function launchWeft(args: string[], options: WeftOptions): RunningWeft {
       return exited;
     },
   };
+}
+
+/**
+ * The `http://…` URL a server command (`weft dashboard`, `weft serve`) printed once it
+ * listens; rejects when the process exits first.
+ */
+export async function listeningUrl(weft: RunningWeft): Promise<string> {
+  let url = '';
+  await waitFor(
+    () => {
+      if (!weft.alive()) throw new Error(`weft exited before listening: ${weft.err()}`);
+      url = / on (http:\/\/\S+)/.exec(weft.out())?.[1] ?? '';
+      return url !== '';
+    },
+    'weft to listen',
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+  return url;
 }
 
 /**

@@ -32,6 +32,8 @@ export function s(tag, attrs = {}, ...children) {
     if (value === undefined || value === null) continue;
     if (key.startsWith('on') && typeof value === 'function')
       el.addEventListener(key.slice(2), value);
+    // Through CSSOM: the Content-Security-Policy refuses inline style attributes.
+    else if (key === 'style') el.style.cssText = String(value);
     else el.setAttribute(key, String(value));
   }
   for (const child of children.flat(Infinity)) {

@@ -8,11 +8,14 @@
  */
 import { Hono } from 'hono';
 import type { Client } from '../../client/client.js';
-import { ConflictError, NotFoundError, WeftError } from '../../core/errors.js';
+import { ConflictError, NotFoundError, StoreError, WeftError } from '../../core/errors.js';
 import type { Json } from '../../store/records.js';
 import { bodyString, jsonBody, pathId, queryNumber } from './request-input.js';
 
-/** Runs a client call; its refusals other than "not found" become conflicts. */
+/**
+ * Runs a client call; its refusals other than "not found" become conflicts (a store that
+ * failed stays a store error: 503 when busy, not the job's fault).
+ */
 async function act<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
@@ -20,6 +23,7 @@ async function act<T>(call: () => Promise<T>): Promise<T> {
     if (
       error instanceof WeftError &&
       !(error instanceof NotFoundError) &&
+      !(error instanceof StoreError) &&
       error.code !== 'NO_SUCH_HOOK'
     ) {
       throw new ConflictError(error.message, { cause: error });

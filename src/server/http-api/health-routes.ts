@@ -1,16 +1,18 @@
 /**
  * `GET /healthz` (200 `{ ok: true, store, token }` when the store answers — `token`: whether
- * the API wants one — 503 otherwise) and
+ * the API wants one — 503 `{ ok: false, store, error: <code> }` otherwise) and
  * `GET /metrics` in the Prometheus text format: jobs by state, steps and handler runs
  * (totals, and per second since the previous scrape), stream depths, held messages and
  * expired leases per stream, dead letters per stream.
  */
 import { Hono } from 'hono';
+import { WeftError } from '../../core/errors.js';
 import { FLOW_STATES } from '../../core/states.js';
 import { DURABLE_STREAM } from '../../durable/durable-messages.js';
 import { ENGINE_STREAM } from '../../engine/messages.js';
 import type { StoreStats } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
+import { RETRY_AFTER_SECONDS } from './api-errors.js';
 
 const labelValue = (v: string) =>
   v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -97,7 +99,11 @@ export function healthRoutes(
       await store.lastStep();
       return c.json({ ok: true, store: store.dialect, token: tokenRequired });
     } catch (error) {
-      return c.json({ ok: false, error: (error as Error).message }, 503);
+      // Open to anyone: the code only, not the store's message (hosts, paths).
+      const code = error instanceof WeftError ? error.code : 'STORE';
+      return c.json({ ok: false, store: store.dialect, error: code }, 503, {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      });
     }
   });
   const guarded = new Hono();

@@ -1,11 +1,14 @@
 /**
  * Reading what a request carries, with typed errors for anything wrong: ids (a job's, a
  * dead letter's) of sane length without control characters, query numbers and times,
- * and JSON bodies under a size limit that must be objects.
+ * and bodies under a size limit (both servers read theirs with {@link readBodyText}),
+ * JSON ones parsed with a depth limit and errors that never quote them.
  */
 import type { Context } from 'hono';
 import { ValidationError } from '../../core/errors.js';
+import { BAD_JSON, parseJsonText } from '../../core/json-text.js';
 import type { Json } from '../../store/records.js';
+import { BODY_TOO_LARGE } from './api-errors.js';
 
 /** The largest request body the API reads (64 KiB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -48,48 +51,51 @@ export function queryTime(c: Context, name: string): number | undefined {
   return n;
 }
 
-/**
- * The request's JSON body as an object (an empty body is `{}`): a BODY_TOO_LARGE error
- * past {@link MAX_BODY_BYTES}, BAD_JSON when it does not parse or is not an object.
- */
-export async function jsonBody(c: Context): Promise<Record<string, Json>> {
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const raw = c.req.raw.body;
-  if (!raw) return {};
-  const reader = raw.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError(`the body is not JSON (${(error as Error).message})`, 'body', {
-      code: 'BAD_JSON',
-    });
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ValidationError('the body must be a JSON object', 'body', { code: 'BAD_JSON' });
-  }
-  return value as Record<string, Json>;
+/** The error of a body over `maxBytes` (HTTP 413). */
+function tooLarge(maxBytes: number): ValidationError {
+  return new ValidationError(`is larger than ${maxBytes} bytes`, 'body', {
+    code: BODY_TOO_LARGE,
+  });
 }
 
-function tooLarge(): ValidationError {
-  return new ValidationError(`the body is larger than ${MAX_BODY_BYTES} bytes`, 'body', {
-    code: 'BODY_TOO_LARGE',
-  });
+/**
+ * Reads a request body as text, at most `maxBytes`: a declared `Content-Length` over the
+ * limit is refused before a byte is read, and a body that passes it (chunked, or longer
+ * than declared) as soon as it does — BODY_TOO_LARGE either way, the rest left unread.
+ * `chunks` must stop the body's reading when the loop leaves it early.
+ */
+export async function readBodyText(
+  chunks: AsyncIterable<Uint8Array>,
+  declaredLength: string | undefined,
+  maxBytes: number,
+): Promise<string> {
+  if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw tooLarge(maxBytes);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * The request's JSON body as an object (an empty body is `{}`): BODY_TOO_LARGE past
+ * {@link MAX_BODY_BYTES}, BAD_JSON when it does not parse or is not an object,
+ * JSON_TOO_DEEP when it nests past the limit (core/json-text.ts).
+ */
+export async function jsonBody(c: Context): Promise<Record<string, Json>> {
+  const raw = c.req.raw.body;
+  const declared = c.req.header('content-length');
+  if (!raw) return {};
+  const text = (await readBodyText(raw, declared, MAX_BODY_BYTES)).trim();
+  if (text === '') return {};
+  const value = parseJsonText(text, 'body');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ValidationError('must be a JSON object', 'body', { code: BAD_JSON });
+  }
+  return value as Record<string, Json>;
 }
 
 /** A string field of a body, required unless `optional`. */

@@ -1,19 +1,29 @@
 /**
- * What keeps other web sites out of a dashboard on this machine. Without a token the
- * dashboard trusts whoever can reach its loopback port, so it makes sure the caller is
- * not a page elsewhere that the user's browser happens to have open:
+ * What keeps other web sites out of a server on this machine — the dashboard's API and
+ * `weft serve` alike. Without a token a server trusts whoever can reach its loopback
+ * port, so it makes sure the caller is not a page elsewhere that the user's browser
+ * happens to have open:
  *
- * - every POST must say `Content-Type: application/json` (415 otherwise): a page on
- *   another origin cannot send that without a CORS preflight, which the API never
- *   grants, so it cannot trigger an action (cross-site request forgery);
- * - a request with an `Origin` header from another host is refused (403);
+ * - a request that acts must say `Content-Type: application/json` (415 otherwise): a page
+ *   on another origin cannot send that without a CORS preflight, which neither server
+ *   ever grants, so it cannot trigger an action (cross-site request forgery);
+ * - a request with an `Origin` header from another host, or an opaque one, is refused (403);
  * - without a token, the `Host` header must name a loopback host (403 otherwise), so a
- *   domain re-pointed at 127.0.0.1 (DNS rebinding) cannot read the API either.
+ *   domain re-pointed at 127.0.0.1 (DNS rebinding) cannot reach the server either.
  */
 import type { MiddlewareHandler } from 'hono';
 import { ForbiddenOriginError, UnsupportedMediaTypeError } from '../../core/errors.js';
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/** Whether a host name or address (as `--host` takes it, or a `Host` header's name) is this machine only. */
+export function isLoopback(host: string): boolean {
+  const name = host.trim().toLowerCase();
+  return (
+    name === 'localhost' ||
+    name === '::1' ||
+    name === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+  );
+}
 
 /** The host name of a `Host` header or an origin's host (`name:port`, `[v6]:port`). */
 function hostName(host: string): string {
@@ -22,37 +32,53 @@ function hostName(host: string): string {
   return lower.split(':')[0] as string;
 }
 
-function isLoopbackName(name: string): boolean {
-  return LOOPBACK_NAMES.has(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
+/** The headers the checks read (absent: undefined). */
+export interface OriginHeaders {
+  host: string | undefined;
+  origin: string | undefined;
 }
 
-/** The checks above; `tokenSet` says whether the API wants a token (then any Host will do). */
+/**
+ * Refuses (ForbiddenOriginError) a foreign or opaque `Origin`, and without a token
+ * (`tokenSet` false) a `Host` that is missing or not loopback.
+ */
+export function checkOrigin(headers: OriginHeaders, tokenSet: boolean): void {
+  const host = headers.host ?? '';
+  if (!tokenSet && !isLoopback(hostName(host))) {
+    throw new ForbiddenOriginError(
+      `host ${JSON.stringify(host.slice(0, 100))} is not this machine; a server without a token answers only to localhost`,
+    );
+  }
+  const { origin } = headers;
+  if (origin === undefined) return;
+  if (origin === 'null') {
+    throw new ForbiddenOriginError('requests from an opaque origin are not allowed');
+  }
+  let originHost = '';
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    originHost = '';
+  }
+  if (originHost === '' || originHost.toLowerCase() !== host.trim().toLowerCase()) {
+    throw new ForbiddenOriginError(`requests from ${origin.slice(0, 100)} are not allowed`);
+  }
+}
+
+/** Refuses (UnsupportedMediaTypeError) a `Content-Type` that is not `application/json`. */
+export function checkJsonType(contentType: string | undefined): void {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') throw new UnsupportedMediaTypeError();
+}
+
+/** The checks above as Hono middleware; `tokenSet` says whether the API wants a token. */
 export function sameOrigin(tokenSet: boolean): MiddlewareHandler {
   return async (c, next) => {
-    const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (!tokenSet && !isLoopbackName(hostName(host))) {
-      throw new ForbiddenOriginError(
-        `host ${JSON.stringify(host)} is not this machine; a dashboard without a token answers only to localhost`,
-      );
-    }
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== 'null') {
-      let originHost = '';
-      try {
-        originHost = new URL(origin).host;
-      } catch {
-        originHost = '';
-      }
-      if (originHost.toLowerCase() !== host.toLowerCase()) {
-        throw new ForbiddenOriginError(`requests from ${origin} are not allowed`);
-      }
-    } else if (origin === 'null') {
-      throw new ForbiddenOriginError('requests from an opaque origin are not allowed');
-    }
-    if (c.req.method === 'POST') {
-      const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') throw new UnsupportedMediaTypeError();
-    }
+    checkOrigin(
+      { host: c.req.header('host') ?? new URL(c.req.url).host, origin: c.req.header('origin') },
+      tokenSet,
+    );
+    if (c.req.method === 'POST') checkJsonType(c.req.header('content-type'));
     return next();
   };
 }

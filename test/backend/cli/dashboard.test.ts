@@ -10,8 +10,12 @@ import {
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
-import { waitFor } from '../../support/wait-for.js';
-import { launchWeft, type RunningWeft, runWeft } from '../../support/weft-cli.js';
+import {
+  launchWeft,
+  listeningUrl as listening,
+  type RunningWeft,
+  runWeft,
+} from '../../support/weft-cli.js';
 
 let location: TestStoreLocation;
 let running: RunningWeft | undefined;
@@ -23,21 +27,6 @@ afterEach(async () => {
   running = undefined;
   await location.cleanup();
 });
-
-/** The URL the dashboard printed once it listens. */
-async function listening(weft: RunningWeft): Promise<string> {
-  let url = '';
-  await waitFor(
-    () => {
-      if (!weft.alive()) throw new Error(`weft dashboard exited: ${weft.err()}`);
-      url = /on (http:\/\/\S+)/.exec(weft.out())?.[1] ?? '';
-      return url !== '';
-    },
-    'weft dashboard to listen',
-    { timeoutMs: 30_000, intervalMs: 50 },
-  );
-  return url;
-}
 
 describe.skipIf(skipBackend)('weft dashboard', () => {
   it("starts, serves /healthz, the web app and the README example's job, and stops on SIGTERM", async () => {

@@ -123,7 +123,7 @@ describe.skipIf(skipBackend)('weft serve: the agent protocol over HTTP', () => {
     const before = await snapshot(job.id);
     const bad: [Promise<Answer>, number, string, string?][] = [
       [agent.call('GET', '/decisions/no-such-uuid/branch'), 404, 'NOT_FOUND'],
-      [agent.call('POST', `/decisions/${uuid}/execute`, '[{"name": '), 400, 'MALFORMED_JSON'],
+      [agent.call('POST', `/decisions/${uuid}/execute`, '[{"name": '), 400, 'BAD_JSON'],
       [
         agent.call('POST', `/decisions/${uuid}/execute`, [{ name: 'double', input: 1 }]),
         400,

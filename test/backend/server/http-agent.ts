@@ -36,18 +36,26 @@ export class HttpAgent {
   /** The first task `handle` executes (tests switch it to provoke `modified`). */
   firstTask = 'double';
 
-  constructor(readonly base: string) {}
+  /** `token`: the server's, sent as `Authorization: Bearer` when given. */
+  constructor(
+    readonly base: string,
+    readonly token?: string,
+  ) {}
 
-  /** Sends a request; `body` is JSON-encoded unless it is already a string. */
+  /**
+   * Sends a request; `body` is JSON-encoded unless it is already a string. Every request
+   * says `Content-Type: application/json`, as the server wants of a request that acts.
+   */
   async call(method: string, path: string, body?: unknown): Promise<Answer> {
     const response = await fetch(`${this.base}${path}`, {
       method,
+      headers: {
+        'content-type': 'application/json',
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      },
       ...(body === undefined
         ? {}
-        : {
-            headers: { 'content-type': 'application/json' },
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-          }),
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };

@@ -115,4 +115,19 @@ describe.skipIf(skipBackend)('weft serve (command)', () => {
     expect(code).toBe(2);
     expect(err.join('\n')).toContain("option '--port <n>' argument 'eighty' is invalid");
   });
+
+  it('refuses a name no agent could register, before serving', async () => {
+    const run = startCommand([
+      '--store',
+      location.url,
+      '--port',
+      '0',
+      '--tasks',
+      'charge,two words',
+    ]);
+    await run.done;
+    expect(run.code()).toBe(1);
+    expect(run.err.join('\n')).toMatch(/^error: --tasks\/1: a workflow or task name is 1-128/);
+    expect(run.out).toEqual([]);
+  });
 });
