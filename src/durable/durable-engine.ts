@@ -41,7 +41,6 @@ import {
   runningChildren,
   scheduleDeadline,
 } from '../engine/job-deadline.js';
-import { taskStream } from '../engine/messages.js';
 import {
   dropParked,
   parked,

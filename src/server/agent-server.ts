@@ -21,7 +21,6 @@ import { DurableEngine } from '../durable/durable-engine.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { Models } from '../models/models.js';
 import { presenceWindowMs } from '../models/served-work.js';
-import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from '../worker/job-ends.js';
 import { Presence } from '../worker/presence.js';
