@@ -38,7 +38,7 @@ import {
 import { DecisionDesk } from './decision-desk.js';
 import { errorAnswer, METHOD_NOT_ALLOWED, newRequestId } from './http-api/api-errors.js';
 import { checkJsonType, checkOrigin } from './http-api/same-origin.js';
-import { checkListenHost, checkToken } from './http-api/token.js';
+import { checkListenHost, checkToken, checkTokenText } from './http-api/token.js';
 import { letGoOfBody, readJsonBody, sendJson } from './http-json.js';
 import { JobDispatcher } from './job-dispatcher.js';
 import { TaskDesk } from './task-desk.js';
@@ -148,6 +148,7 @@ export class AgentServer {
     this.maxWaitMs = options.maxWaitMs ?? 60_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.token = options.token === '' ? undefined : options.token;
+    if (this.token !== undefined) checkTokenText(this.token, 'token');
     this.logger = logger;
     this.registry = new AgentRegistry(options.store);
     this.decisions = new DecisionDesk(settings);

@@ -106,8 +106,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
         // A body the API left unread (refused, or past the limit) is not read to its end.
         fetch: async (request, env) => {
           const response = await app.fetch(request, env);
-          const refused = response.status === 413 || response.status === 415;
-          if (refused && env.incoming instanceof IncomingMessage) letGoOfBody(env.incoming);
+          if (env.incoming instanceof IncomingMessage) letGoOfBody(env.incoming);
           return response;
         },
         port: options.port ?? 7070,
