@@ -93,9 +93,9 @@ describe('retry policy', () => {
   it('does not retry when the next attempt could only start at or after the deadline', () => {
     const policy = retryPolicy({ backoff: 1000 });
     const error = { name: 'Error' };
-    expect(
-      decideRetry(policy, { attempt: 1, error, now: 0, deadline: 1001 }, never),
-    ).toMatchObject({ retry: true, at: 1000 });
+    expect(decideRetry(policy, { attempt: 1, error, now: 0, deadline: 1001 }, never)).toMatchObject(
+      { retry: true, at: 1000 },
+    );
     expect(decideRetry(policy, { attempt: 1, error, now: 0, deadline: 1000 }, never)).toEqual({
       retry: false,
       reason: 'deadline',
