@@ -44,7 +44,14 @@ describe('the example file examples/order.yaml', () => {
       join: 'all',
       task: 'charge',
       input: "{ 'order': input.id, 'amount': input.amount }",
-      retry: { attempts: 3, backoffMs: 200, factor: 2, maxDelayMs: 5000 },
+      retry: {
+        attempts: 3,
+        backoffMs: 200,
+        factor: 2,
+        maxBackoffMs: 5000,
+        jitter: 0,
+        nonRetryable: [],
+      },
       timeoutMs: 30_000,
       line: 17,
     });
@@ -219,7 +226,15 @@ describe('defaults', () => {
     expect(wf.activities.work).toMatchObject({
       task: 'work',
       join: 'all',
-      retry: { attempts: 4, backoffMs: 1000, factor: 2, maxDelayMs: 1000 * 86_400_000 },
+      // Fields left out take the default policy's (the cap: 100 × backoff).
+      retry: {
+        attempts: 4,
+        backoffMs: 1000,
+        factor: 2,
+        maxBackoffMs: 100_000,
+        jitter: 0,
+        nonRetryable: [],
+      },
     });
     expect(wf.activities.work).not.toHaveProperty('timeoutMs');
     expect(wf.activities.work).not.toHaveProperty('input');
