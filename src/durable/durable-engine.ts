@@ -33,7 +33,6 @@ import { isFinalFlowState } from '../core/states.js';
 import {
   childDeadline,
   type DeadlineMessage,
-  deadlineRef,
   deadlineTimerKey,
   deadlineWrites,
   dropJobWork,
@@ -161,6 +160,9 @@ export class DurableEngine {
       now,
     });
     if (definition?.onFailure === 'revert') instance.on_failure = 'revert';
+    // Without the code here, the workflow's own timeout is settled by its first decision.
+    const timeoutMs = start.timeoutMs ?? definition?.timeoutMs;
+    if (timeoutMs !== undefined) instance.deadline = now + timeoutMs;
     const writes = planInstanceWrites(start.id, null, instance);
     const result = await tx.createJob({
       id: start.id,
@@ -176,8 +178,6 @@ export class DurableEngine {
     });
     if (!result.created) return result;
     await tx.appendJournal(writes.journal);
-    // Without the code here, the workflow's own timeout is settled by its first decision.
-    const timeoutMs = start.timeoutMs ?? definition?.timeoutMs;
     if (timeoutMs !== undefined) {
       await scheduleDeadline(tx, deadlineWrites(start.id, DURABLE_STREAM, timeoutMs, now));
     }
@@ -445,9 +445,8 @@ export class DurableEngine {
       stateLine(jobId, 'reopen', flowStateOf(instance), null, this.clock.now()),
     ]);
     // Its deadline's timer was cancelled when it ended: it runs under the same deadline.
-    const deadline = await tx.getCounter(deadlineRef(jobId));
-    if (deadline !== undefined) {
-      const limit = Number(deadline) - job.createdAt;
+    if (instance.deadline !== undefined) {
+      const limit = instance.deadline - job.createdAt;
       await tx.scheduleTimer(deadlineWrites(jobId, DURABLE_STREAM, limit, job.createdAt).timer);
     }
     return true;
@@ -517,8 +516,14 @@ export class DurableEngine {
           break;
         }
       }
-      if (instance.properties_pending && definition.timeoutMs !== undefined) {
-        await this.settleDeadline(tx, job, definition.timeoutMs);
+      if (
+        instance.properties_pending &&
+        instance.deadline === undefined &&
+        definition.timeoutMs !== undefined
+      ) {
+        const writes = deadlineWrites(job.id, DURABLE_STREAM, definition.timeoutMs, job.createdAt);
+        await scheduleDeadline(tx, writes);
+        instance = { ...instance, deadline: Number(writes.counter.initial) };
       }
       instance = settleInitialProperties(instance, definition);
       if (definition.onFailure === 'revert' && instance.on_failure !== 'revert') {
@@ -539,15 +544,6 @@ export class DurableEngine {
       lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
     }
     await this.writeHistory(tx, lines);
-  }
-
-  /**
-   * Gives a job started without its workflow's code (by a client) the workflow's own
-   * timeout, counted from its start, unless its start gave one.
-   */
-  private async settleDeadline(tx: StoreTx, job: JobRecord, timeoutMs: number): Promise<void> {
-    if ((await tx.getCounter(deadlineRef(job.id))) !== undefined) return;
-    await scheduleDeadline(tx, deadlineWrites(job.id, DURABLE_STREAM, timeoutMs, job.createdAt));
   }
 
   /** Writes history lines, naming this runtime's worker, in one statement. */
@@ -590,7 +586,7 @@ export class DurableEngine {
     }
     await moveJobState(tx, job.id, job.state, target, patch);
     if (final && stopped) await dropParked(tx, job.id);
-    if (final) await tx.cancelTimer(deadlineTimerKey(job.id));
+    if (final && instance.deadline !== undefined) await tx.cancelTimer(deadlineTimerKey(job.id));
   }
 
   private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {

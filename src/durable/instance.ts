@@ -174,6 +174,11 @@ export interface Instance {
    * code).
    */
   on_failure?: 'revert';
+  /**
+   * (weft) the job's deadline (epoch ms) when it has an execution timeout: its timer is
+   * cancelled when the instance ends first (`engine/job-deadline.ts`).
+   */
+  deadline?: number;
   /** (weft) life cycle, result and bookkeeping. */
   state: InstanceState;
   output: Json;

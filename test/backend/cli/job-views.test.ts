@@ -95,6 +95,8 @@ const JOB_FIELDS = [
   'updatedAt',
   'finishedAt',
   'resumptions',
+  'deadline',
+  'timeoutMs',
 ].sort();
 
 describe.skipIf(skipBackend)('weft run', () => {
