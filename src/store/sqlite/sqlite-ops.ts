@@ -157,9 +157,7 @@ export class BoundStoreTx implements StoreTx {
     return this.invoke(W, () => this.ops.activities.putActivity(write));
   }
   putActivities(writes: ActivityWrite[]) {
-    return this.invoke(W, () => {
-      for (const write of writes) this.ops.activities.putActivity(write);
-    });
+    return this.invoke(W, () => this.ops.activities.putActivities(writes));
   }
   getActivities(keys: ActivityKey[]) {
     return this.invoke(R, () =>

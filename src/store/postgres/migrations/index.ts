@@ -11,6 +11,7 @@ import { history } from './0004-history.js';
 import { instanceJournal } from './0005-instance-journal.js';
 import { newestActivity } from './0006-newest-activity.js';
 import { threadIndex } from './0007-thread-index.js';
+import { newestPartial } from './0011-newest-partial.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -21,4 +22,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   instanceJournal,
   newestActivity,
   threadIndex,
+  newestPartial,
 ];
