@@ -16,6 +16,12 @@ export interface Sizes {
   fanOutTasks: number;
   /** Scenario 7: items the one job spreads through a task and collects. */
   spreadItems: number;
+  /** Scenario 8: items of the big spread (the largest weft supports is 999,999). */
+  bigSpreadItems: number;
+  /** Scenario 8 runs this many times (a long one). */
+  bigSpreadRuns: number;
+  /** Scenario 9: activities in the workflow file compiled. */
+  compileActivities: number;
   /** Scenario 4: one-step jobs, one at a time. */
   latencyJobs: number;
   /** Scenarios 4 and 5: no new job or signal starts after this long (the figures say how many ran). */
@@ -42,6 +48,9 @@ export const FULL_SIZES: Sizes = {
   warmupJobs: 20,
   fanOutTasks: 1000,
   spreadItems: 10_000,
+  bigSpreadItems: 100_000,
+  bigSpreadRuns: 1,
+  compileActivities: 10_000,
   latencyJobs: 1000,
   latencyBudgetMs: 20_000,
   signalJobs: 1000,
@@ -61,6 +70,9 @@ export const QUICK_SIZES: Sizes = {
   warmupJobs: 5,
   fanOutTasks: 200,
   spreadItems: 1000,
+  bigSpreadItems: 10_000,
+  bigSpreadRuns: 1,
+  compileActivities: 2000,
   latencyJobs: 200,
   latencyBudgetMs: 10_000,
   signalJobs: 200,

@@ -2,7 +2,9 @@
  * Every scenario, in the issue's order.
  */
 import type { Scenario } from '../scenario.js';
+import { bigSpreadScenario } from './big-spread.js';
 import { codeFirstScenario } from './code-first.js';
+import { compileScenario } from './compile.js';
 import { fanOutScenario } from './fan-out.js';
 import { idleScaleScenario } from './idle-scale.js';
 import { latencyScenario } from './latency.js';
@@ -10,7 +12,7 @@ import { linearGraphScenario } from './linear-graph.js';
 import { signalsScenario } from './signals.js';
 import { spreadCollectScenario } from './spread-collect.js';
 
-/** Scenarios 1–6, and 7 (crossflow's spread and collect). */
+/** Scenarios 1–6, 7 (crossflow's spread and collect), 8 (one big spread) and 9 (compile). */
 export const SCENARIOS: readonly Scenario[] = [
   linearGraphScenario,
   codeFirstScenario,
@@ -19,4 +21,6 @@ export const SCENARIOS: readonly Scenario[] = [
   signalsScenario,
   idleScaleScenario,
   spreadCollectScenario,
+  bigSpreadScenario,
+  compileScenario,
 ];

@@ -186,7 +186,7 @@ export class BoundStoreTx implements StoreTx {
   }
   async putActivities(writes: ActivityWrite[]) {
     await this.inChunks(W, writes, (chunk) => {
-      for (const write of chunk) this.ops.activities.putActivity(write);
+      this.ops.activities.putActivities(chunk);
       return [];
     });
   }

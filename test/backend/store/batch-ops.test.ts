@@ -102,6 +102,15 @@ describe('batch operations', () => {
       'b/c#1=4',
       'b/c#2=5',
     ]);
+    // Only the activities asked for (an expression reads those it names).
+    const named = await store.transaction((tx) => tx.newestActivities('j', ['b', 'none']));
+    expect(named.map((r) => `${r.activity}/${r.dimension}=${r.output}`).sort()).toEqual([
+      'b/c#1=4',
+      'b/c#2=5',
+    ]);
+    expect(await store.transaction((tx) => tx.newestActivities('k', ['a']))).toMatchObject([
+      { job: 'k', activity: 'a', output: 6 },
+    ]);
   });
 
   it('reads counters in order, undefined for those never written', async () => {

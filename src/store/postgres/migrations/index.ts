@@ -12,6 +12,7 @@ import { instanceJournal } from './0005-instance-journal.js';
 import { newestActivity } from './0006-newest-activity.js';
 import { threadIndex } from './0007-thread-index.js';
 import { workers } from './0008-workers.js';
+import { newestPartial } from './0009-newest-partial.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   newestActivity,
   threadIndex,
   workers,
+  newestPartial,
 ];

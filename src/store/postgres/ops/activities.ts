@@ -85,20 +85,23 @@ const SELECT_NEWEST = sql(
     .map((c) => `a.${c}`)
     .join(', ')} FROM weft_activities a
    JOIN (SELECT activity, max(updated_at) AS newest FROM weft_activities
-         WHERE job = $1 GROUP BY activity) n
+         WHERE job = $1 AND updated_at >= 0 GROUP BY activity) n
      ON a.activity = n.activity AND a.updated_at = n.newest
-   WHERE a.job = $1`,
+   WHERE a.job = $1 AND a.updated_at >= 0`,
 );
 
+// Per named activity, its greatest updated_at and then the records holding it, both by the
+// newest index; OFFSET 0 keeps each lookup a subquery run per name (pulled up into a
+// join, it was planned as a scan of every record of the job).
 const SELECT_NEWEST_OF = sql(
   'activity_newest_of',
-  `SELECT ${COLUMNS.split(', ')
-    .map((c) => `a.${c}`)
-    .join(', ')} FROM unnest($2::text[]) AS w(activity)
-   CROSS JOIN LATERAL (SELECT max(updated_at) AS newest FROM weft_activities
-                       WHERE job = $1 AND activity = w.activity) n
-   JOIN weft_activities a
-     ON a.job = $1 AND a.activity = w.activity AND a.updated_at = n.newest`,
+  `SELECT a.* FROM unnest($2::text[]) AS w(activity)
+   CROSS JOIN LATERAL (
+     SELECT ${COLUMNS} FROM weft_activities
+     WHERE job = $1 AND activity = w.activity AND updated_at >= 0 AND updated_at =
+       (SELECT max(updated_at) FROM weft_activities
+        WHERE job = $1 AND activity = w.activity AND updated_at >= 0)
+     OFFSET 0) a`,
 );
 
 // Set-based forms: parallel arrays, numbered so results come back in order.

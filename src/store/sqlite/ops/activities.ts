@@ -78,19 +78,21 @@ export class SqliteActivities {
     this.selectNewest = db.prepare(
       `SELECT a.* FROM weft_activities a
          JOIN (SELECT activity, max(updated_at) AS newest FROM weft_activities
-               WHERE job = ? GROUP BY activity) n
+               WHERE job = ? AND updated_at >= 0 GROUP BY activity) n
            ON a.activity = n.activity AND a.updated_at = n.newest
          WHERE a.job = ?`,
     );
     this.selectNewestOf = db.prepare(
       `SELECT * FROM weft_activities
          WHERE job = @job AND activity = @activity AND updated_at =
-           (SELECT max(updated_at) FROM weft_activities WHERE job = @job AND activity = @activity)`,
+           (SELECT max(updated_at) FROM weft_activities
+             WHERE job = @job AND activity = @activity AND updated_at >= 0)
+           AND updated_at >= 0`,
     );
   }
 
-  /** Upserts an activity's data. */
-  putActivity(write: ActivityWrite): void {
+  /** Upserts an activity's data, stamped `now` (one call's rows share one time). */
+  putActivity(write: ActivityWrite, now = this.ctx.clock.now()): void {
     const row = activityRow(write);
     const flag = (set: boolean) => (set ? 1 : 0);
     this.upsert.run({
@@ -104,7 +106,7 @@ export class SqliteActivities {
       attempt: row.attempt,
       started_at: row.startedAt,
       finished_at: row.finishedAt,
-      now: this.ctx.clock.now(),
+      now,
       has_status: flag(row.sets.status),
       has_input: flag(row.sets.input),
       has_output: flag(row.sets.output),
@@ -113,6 +115,12 @@ export class SqliteActivities {
       has_started_at: flag(row.sets.startedAt),
       has_finished_at: flag(row.sets.finishedAt),
     });
+  }
+
+  /** Upserts several activities, all stamped with one time. */
+  putActivities(writes: ActivityWrite[]): void {
+    const now = this.ctx.clock.now();
+    for (const write of writes) this.putActivity(write, now);
   }
 
   /** Reads one activity. */
