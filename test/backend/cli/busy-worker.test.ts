@@ -197,11 +197,11 @@ describe.skipIf(skipBackend)(`a worker with ${BACKLOG} tasks queued (${backend})
       '--handlers',
       'handlers.mjs',
       '--input',
-      '{"n":2000}',
+      '{"n":500}',
     ]);
     await until('the job line', () => /^job \S+/m.test(run.out()));
     const job = /^job (\S+)/m.exec(run.out())?.[1] as string;
-    await until('the run to drain tasks', () => ran(run) >= 500);
+    await until('the run to drain tasks', () => ran(run) >= 250);
 
     const signalled = performance.now();
     run.child.kill('SIGINT');
