@@ -1,12 +1,14 @@
 #!/usr/bin/env node
+import { exitAfterOutput } from '../dist/cli/exit-after-output.js';
 import { main } from '../dist/cli/main.js';
 
 // A command is done when main() settles: exit then, even if a handlers module holds a
-// timer or a connection pool open.
+// timer or a connection pool open, once all it printed has left the process (a pipe
+// takes it as fast as its reader reads).
 main(process.argv).then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (error) => {
     console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
+    exitAfterOutput(1);
   },
 );

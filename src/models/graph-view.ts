@@ -8,13 +8,14 @@ import { type CompositionalNode, composeKey } from '../core/compositional-key.js
 import { revertLabel } from '../core/revert-order.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
+import { type TaskMessage, taskStream } from '../engine/messages.js';
 import { COLLATION_FIELD } from '../engine/step.js';
-import type { ActivityRecord, JobRecord } from '../store/records.js';
+import type { ActivityRecord, JobRecord, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { ActivityView } from './activity-view.js';
 import type { ChildView, ModelView, ViewContext } from './model-runtime.js';
 import { UnservedNotes } from './served-work.js';
-import { isoTime, until } from './view-time.js';
+import { humanDuration, isoTime, until } from './view-time.js';
 
 /** Builds a graph job's part of its view. */
 export async function graphView(
@@ -66,7 +67,15 @@ export async function graphView(
     compositional: composeKey(node),
     activities,
     waitingFor: unserved
-      ? graphWaits(wf, activities, records, children, now, unserved)
+      ? graphWaits(
+          wf,
+          activities,
+          records,
+          children,
+          now,
+          unserved,
+          await taskMessages(tx, job, wf, activities),
+        )
       : suspendedWaits(job.state),
     node,
   };
@@ -91,6 +100,43 @@ function suspendedWaits(state: JobRecord['state']): string[] {
   return [];
 }
 
+/**
+ * The task messages of a running job whose task activities have started (each started
+ * task's next attempt: when it may start, what it times out after), else none.
+ */
+async function taskMessages(
+  tx: StoreTx,
+  job: JobRecord,
+  wf: LoadedWorkflow,
+  activities: readonly ActivityView[],
+): Promise<readonly StreamMessage[]> {
+  const tasks = activities.some(
+    (a) => a.state === 'Started' && wf.compiled.activities[a.id]?.kind === 'task',
+  );
+  return tasks ? tx.jobMessages(job.id) : [];
+}
+
+/**
+ * A started task's wait in words: a retry waiting out its backoff says when it starts,
+ * else the attempt's timeout, when it has one.
+ */
+function taskWait(
+  name: string,
+  activity: string,
+  attempts: number,
+  message: StreamMessage | undefined,
+  timeoutMs: number | undefined,
+  now: number,
+): string {
+  const attempt = attempts > 1 ? `, attempt ${attempts}` : '';
+  if (message && message.consumer === null && message.availableAt > now) {
+    return `waits until ${until(message.availableAt, now)} to retry task ${name} (activity ${activity}${attempt})`;
+  }
+  const limit =
+    timeoutMs === undefined ? '' : `, times out ${humanDuration(timeoutMs)} after its start`;
+  return `waits for task ${name} (activity ${activity}${attempt}${limit})`;
+}
+
 /** What a running graph job waits for: its started tasks, sleeps, child jobs and paused hooks. */
 function graphWaits(
   wf: LoadedWorkflow,
@@ -99,20 +145,35 @@ function graphWaits(
   children: readonly ChildView[],
   now: number,
   unserved: UnservedNotes,
+  messages: readonly StreamMessage[],
 ): string[] {
   const words: string[] = [];
   for (const a of activities) {
     const activity = wf.compiled.activities[a.id];
     if (!activity) continue;
+    const record = records.get(a.id);
     if (a.state === 'Paused' && activity.kind === 'hook') {
-      words.push(`waits for signal ${activity.signal ?? activity.id} (hook ${a.id})`);
+      // The hook's timer was set when it started waiting.
+      const at =
+        activity.timeoutMs !== undefined && typeof record?.startedAt === 'number'
+          ? `, at most until ${until(record.startedAt + activity.timeoutMs, now)}`
+          : '';
+      words.push(`waits for signal ${activity.signal ?? activity.id} (hook ${a.id})${at}`);
     } else if (a.state === 'Started') {
-      const record = records.get(a.id);
       if (activity.kind === 'task') {
-        const attempt = a.attempts > 1 ? `, attempt ${a.attempts}` : '';
         const task = activity.task ?? activity.id;
+        const stream = taskStream(task);
+        const message = messages.find((m) => {
+          const payload = m.payload as unknown as TaskMessage;
+          return (
+            m.stream === stream &&
+            payload.a === a.id &&
+            payload.d === (record?.dimension ?? payload.d) &&
+            !payload.revert
+          );
+        });
         const note = unserved.task(task, record?.startedAt, now);
-        words.push(`waits for task ${task} (activity ${a.id}${attempt})${note}`);
+        words.push(`${taskWait(task, a.id, a.attempts, message, activity.timeoutMs, now)}${note}`);
       } else if (activity.kind === 'sleep') {
         const at = (record?.input as { until?: number } | null)?.until;
         words.push(

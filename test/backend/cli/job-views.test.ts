@@ -16,6 +16,7 @@ import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
+import { EngineStepper } from '../../support/engine-stepper.js';
 import {
   freshStoreUrl,
   skipBackend,
@@ -199,6 +200,62 @@ describe.skipIf(skipBackend)('weft status', () => {
     expect(JSON.parse((await weft(['status', id, '--json'])).out).waitingFor).toEqual([
       'waits for signal approve (hook approve)',
     ]);
+  });
+
+  it("says when each of a graph job's waits ends: a hook's timeout, a retry's backoff, a task's timeout", async () => {
+    const path = file(
+      'deadlines.yaml',
+      [
+        'workflow: deadlines',
+        'activities:',
+        '  start: { kind: trigger }',
+        '  approve: { kind: hook, signal: approve, timeout: 1h }',
+        '  flaky: { kind: task, retry: { attempts: 3, backoff: 1h } }',
+        '  slow: { kind: task, timeout: 30s }',
+        'transitions:',
+        '  start: [approve, flaky, slow]',
+        '',
+      ].join('\n'),
+    );
+    expect((await weft(['deploy', path])).code).toBe(0);
+    const id = (await weft(['start', 'deadlines'])).out.split('\n').at(-1) as string;
+    // One message at a time: flaky's first attempt fails; slow's waits for a worker.
+    const store = await openStore(location.url);
+    try {
+      const stepper = new EngineStepper(store, {
+        flaky: async () => {
+          throw new Error('try again');
+        },
+      });
+      await stepper.runUntilIdle();
+    } finally {
+      await store.close();
+    }
+    const status = await weft(['status', id]);
+    expect(status.code, status.err).toBe(0);
+    const soon = String.raw`\d{4}-\d\d-\d\dT\S+Z \(in (59m \d+s|1h)\)`;
+    const waits = JSON.parse((await weft(['status', id, '--json'])).out).waitingFor as string[];
+    expect(waits).toHaveLength(3);
+    expect(waits).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(`^waits for signal approve \\(hook approve\\), at most until ${soon}$`),
+        ),
+        expect.stringMatching(
+          new RegExp(`^waits until ${soon} to retry task flaky \\(activity flaky, attempt 2\\)$`),
+        ),
+        'waits for task slow (activity slow, times out 30s after its start)',
+      ]),
+    );
+    // The text prints the same lines (read a moment earlier: the seconds may differ).
+    const lines = status.out.split('\n');
+    for (const wait of waits) {
+      const start = wait.replace(/ \d{4}-.*$/, '');
+      expect(
+        lines.some((l) => l.startsWith(start)),
+        wait,
+      ).toBe(true);
+    }
   });
 
   it('says in words what a code-first job waits for; engine internals only with --verbose', async () => {

@@ -15,6 +15,7 @@ import {
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -41,6 +42,9 @@ interface Ran {
   stdout: string;
   stderr: string;
 }
+
+/** What a background command prints once it runs (worker, serve, dashboard). */
+const READY = /^weft (worker \S+ running on|serve listening on|dashboard on) /m;
 
 /** A command the README runs in the background (it runs until it is stopped). */
 const background = (line: string) => /^npx weft (worker|serve|dashboard)\b/.test(line);
@@ -79,7 +83,8 @@ function collect(child: ChildProcess): { output: () => Ran; exited: Promise<Ran>
 
 describe.skipIf(skipBackend)("the README's commands, each its own process", () => {
   let location: TestStoreLocation;
-  const running: { line: string; child: ChildProcess; exited: Promise<Ran> }[] = [];
+  const running: { line: string; child: ChildProcess; exited: Promise<Ran>; output: () => Ran }[] =
+    [];
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -128,13 +133,24 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
       if (background(line)) {
         const child = shell(line, env);
         const { output, exited } = collect(child);
-        running.push({ line, child, exited });
+        running.push({ line, child, exited, output });
         // A worker that quits by itself fails here, not later as a hung job.
         await new Promise((resolve) => setTimeout(resolve, 1500));
         expect(output().code, `${line} exited by itself: ${output().stderr}`).toBe('running');
         continue;
       }
-      const r = await run(line, jobId);
+      let r = await run(line, jobId);
+      if (/^npx weft status /.test(line)) {
+        // The job reaches its hook once the worker ran its tasks: ask again until it has.
+        const deadline = Date.now() + 60_000;
+        while (!r.stdout.includes('waits for signal fed') && Date.now() < deadline) {
+          r = await run(line, jobId);
+        }
+        // A person has an hour to send the signal, and the status says until when.
+        expect(r.stdout).toMatch(
+          /^waits for signal fed \(hook ate\), at most until \S+Z \(in (59m \d+s|1h)\)$/m,
+        );
+      }
       expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
       if (/^npx weft (start|run) /.test(line)) {
         jobId = r.stdout.trim().split('\n').at(-1)?.trim().split(/\s+/)[0];
@@ -151,11 +167,16 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
     // worker stops gracefully. `sh` and `npx` report the signal themselves (143), so the
     // worker's own words say how it ended.
     for (const r of running) {
+      // Signalled only once it says it runs: `npx` takes seconds to start on a busy machine.
+      await waitFor(() => READY.test(r.output().stdout + r.output().stderr), `${r.line} to run`, {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
       process.kill(-(r.child.pid as number), 'SIGTERM');
       const ended = await r.exited;
       expect(ended.stderr, r.line).toMatch(/SIGTERM: stopping/);
       expect(ended.stderr, r.line).not.toMatch(/error/i);
       expect([0, 143, 'SIGTERM'], `${r.line}: ${ended.stderr}`).toContain(ended.code);
     }
-  });
+  }, 300_000); // a dozen `npx` start-ups, each seconds on a busy machine
 });
