@@ -12,7 +12,6 @@ import { checkedDeltaTo, digitDelta, digitOf } from '../core/collation.js';
 import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js';
 import { ValidationError } from '../core/errors.js';
 import type { FlowState } from '../core/states.js';
-import { evaluateExpression } from '../graph/expressions.js';
 import { scopeChain } from '../graph/scopes.js';
 import type {
   ActivityRecord,
@@ -29,6 +28,7 @@ import type {
   NewWaiter,
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
+import { planExpression } from './expression-plan.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
 import type { ActivityMoveOptions, Disposal, JobState } from './job-state.js';
 import type { CompiledActivity } from './kinds/index.js';
@@ -415,12 +415,12 @@ export class Step {
 
   /**
    * Evaluates a JSONata expression over this job's data, as seen from inside `scope` (the
-   * enclosing scope of the activity it belongs to) when given.
+   * enclosing scope of the activity it belongs to) when given: a cheap one here, any other
+   * outside the transaction (expression-plan.ts). Throws ExpressionError when it fails,
+   * which the caller turns into its activity's failure.
    */
   async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
-    return evaluateExpression(expression, await this.data(scope), where, {
-      now: this.clock.now(),
-    });
+    return planExpression(expression, await this.data(scope), where, this.clock.now());
   }
 
   // ── chains of steps ────────────────────────────────────────────────────

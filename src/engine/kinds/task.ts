@@ -12,7 +12,7 @@ import { timesOutWhenSet } from '../../graph/kind-spec.js';
 import { shortId } from '../../graph/scopes.js';
 import { description, duration, expression, join } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
-import { finishActivity } from '../finish-activity.js';
+import { evaluateOrFail, finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../messages.js';
 import type { Step } from '../step.js';
@@ -142,9 +142,17 @@ export const task = defineKind({
   },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const input = activity.input
-      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`, activity.scope)
-      : step.job.input;
+    const evaluated = activity.input
+      ? await evaluateOrFail(
+          step,
+          address,
+          activity.input,
+          `activity ${activity.id} (input)`,
+          activity.scope,
+        )
+      : { value: step.job.input };
+    if (!evaluated) return;
+    const input = evaluated.value;
     step.putActivity({
       activity: address.a,
       dimension: address.d,
