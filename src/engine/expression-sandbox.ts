@@ -216,6 +216,11 @@ export class ExpressionSandbox {
     });
   }
 
+  /** How many requests are queued or running now. */
+  get active(): number {
+    return this.queue.length + [...this.hosts].filter((h) => h.running).length;
+  }
+
   /** Ends every child process; requests still queued or running fail with a host error. */
   close(): void {
     for (const pending of this.queue.splice(0)) {
