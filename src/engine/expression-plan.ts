@@ -31,6 +31,7 @@ import {
   type PendingExpression,
 } from '../core/errors.js';
 import { isCheapExpression } from '../graph/expression-cost.js';
+import { expressionReads, readPart } from '../graph/expression-reads.js';
 import { evaluateExpression, type Json } from '../graph/expressions.js';
 import type { Store, StoreTx } from '../store/store.js';
 import { sharedSandbox } from './expression-sandbox.js';
@@ -106,16 +107,18 @@ function outcomeOf(error: unknown): Outcome {
  */
 export async function planExpression(
   source: string,
-  data: unknown,
+  data: Record<string, unknown>,
   where: string | undefined,
   now: number,
 ): Promise<Json> {
   if (isCheapExpression(source)) return evaluateExpression(source, data, where, { now });
-  if (!frames.getStore()) return sharedSandbox().evaluate(source, data, where, now);
-  const key = memoKey(source, data);
+  // Only what it can read: less to send, and a memo key that other changes leave alone.
+  const part = readPart(data, expressionReads(source));
+  if (!frames.getStore()) return sharedSandbox().evaluate(source, part, where, now);
+  const key = memoKey(source, part);
   const hit = memo.get(key);
   if (hit) return replay(hit.outcome, source, where);
-  throw new ExpressionsPendingError([{ key, source, where, data, now }]);
+  throw new ExpressionsPendingError([{ key, source, where, data: part, now }]);
 }
 
 /** Evaluates each request (once per key) in the sandbox and memoizes it for `frame`. */

@@ -304,16 +304,27 @@ export class GraphEngine {
     // continues from the one before.
     let last = step;
     const queue = step.takeHeld();
+    // A step that needs an expression evaluated outside the transaction spoils this plan;
+    // the steps after it still run, only to find the expressions they need too (one
+    // round for a spread's items, not one per item), and then the plan is dropped.
+    let pending: PendingExpression[] | undefined;
     for (let message = queue.shift(); message; message = queue.shift()) {
       await state.loadDimension(message.d);
       const next = last.successor(message.d);
       if (hold) next.holdBack(hold);
-      if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {
-        await next.noteStep('enter', message.a);
+      try {
+        if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {
+          await next.noteStep('enter', message.a);
+        }
+      } catch (error) {
+        if (error instanceof ExpressionsPendingError) {
+          pending = [...(pending ?? []), ...error.requests];
+        } else if (!pending) throw error;
       }
       queue.push(...next.takeHeld());
       last = next;
     }
+    if (pending) throw new ExpressionsPendingError(pending);
     // Collects nothing can reach any more emit, and scopes whose members are all done end
     // (each may wake the other); their successors go to the stream.
     for (let more = true; more; ) {
