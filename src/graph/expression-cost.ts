@@ -118,7 +118,9 @@ function cheapStages(list: unknown): boolean {
 
 function isCheapNode(node: unknown): boolean {
   if (!isNode(node)) return false;
-  for (const key of Object.keys(node)) if (!KNOWN_KEYS.has(key)) return false;
+  for (const [key, value] of Object.entries(node)) {
+    if (value !== undefined && !KNOWN_KEYS.has(key)) return false;
+  }
   if (!cheapStages(node.stages) || !cheapStages(node.predicate)) return false;
   switch (node.type) {
     case 'string':
