@@ -15,6 +15,7 @@ import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
+import { settledTransaction } from '../engine/expression-plan.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { isTimeoutMs } from '../engine/job-deadline.js';
 import { signalKey } from '../engine/kinds/hook.js';
@@ -221,15 +222,16 @@ export class Client {
     }
     const model = this.models.ofDefinition(record);
     const id = options.id ?? this.newId();
-    const { job } = await this.store.transaction((tx) =>
-      model.start(tx, {
-        id,
-        workflow,
-        definition: record,
-        input,
-        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      }),
-    );
+    const request = {
+      id,
+      workflow,
+      definition: record,
+      input,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    };
+    // Checks that may take time (the input against its schema) run before the transaction.
+    await model.check?.(request);
+    const { job } = await this.store.transaction((tx) => model.start(tx, request));
     return job;
   }
 
@@ -427,7 +429,8 @@ export class Client {
     if (!record) throw new NotFoundError('workflow', `${source.workflow}@${source.version}`);
     const wf = loadWorkflow(record.definition as unknown as CompiledWorkflow);
     const id = options.id ?? this.newId();
-    return this.store.transaction((tx) =>
+    // Its `when` conditions are evaluated outside the transaction (expression-plan.ts).
+    return settledTransaction(this.store, (tx) =>
       rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() }),
     );
   }

@@ -261,14 +261,81 @@ export class ExpressionError extends WeftError {
     readonly jsonataCode?: string,
     /** 0-based character offset in the expression, when JSONata gives one. */
     readonly position?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: string },
   ) {
     const at = position !== undefined ? ` at position ${position}` : '';
     super(
-      'EXPRESSION',
+      options?.code ?? 'EXPRESSION',
       `${where ? `${where}: ` : ''}expression ${JSON.stringify(expression)} failed${at}: ${detail}`,
       options,
     );
+  }
+}
+
+/** Which hard limit stopped an expression: its running time, its heap, its result's size. */
+export type ExpressionLimit = 'time' | 'memory' | 'size';
+
+const LIMIT_DETAIL: Record<ExpressionLimit, (value: number) => string> = {
+  time: (ms) => `stopped at its time limit of ${ms} ms`,
+  memory: (mb) => `stopped at its memory limit of ${mb} MB`,
+  size: (mb) => `its result is larger than the limit of ${mb} MB`,
+};
+
+/**
+ * An expression that was stopped by one of its hard limits (see docs/workflows.md,
+ * "Expression limits"). Deterministic as far as weft is concerned: the activity the
+ * expression belongs to fails with it, and nothing is delivered again.
+ */
+export class ExpressionLimitError extends ExpressionError {
+  constructor(
+    expression: string,
+    where: string | undefined,
+    /** The limit it reached. */
+    readonly limit: ExpressionLimit,
+    /** That limit's value: milliseconds for `time`, megabytes for `memory` and `size`. */
+    readonly value: number,
+  ) {
+    super(expression, where, LIMIT_DETAIL[limit](value), undefined, undefined, {
+      code: 'EXPRESSION_LIMIT',
+    });
+  }
+}
+
+/** An expression a plan needs that must be evaluated outside the transaction (see below). */
+export interface PendingExpression {
+  /** The memo key of its source and data. */
+  key: string;
+  source: string;
+  where?: string | undefined;
+  /** What it is evaluated over (plain JSON). */
+  data: unknown;
+  /** What `$now()` and `$millis()` read, epoch ms. */
+  now: number;
+}
+
+/**
+ * A plan reached expressions that are not provably cheap: the transaction rolls back,
+ * they are evaluated outside it (in the expression sandbox, under its hard limits), and
+ * the transaction runs again with their results (engine/settling-transaction.ts). It
+ * never reaches a caller of weft's own paths.
+ */
+export class ExpressionsPendingError extends WeftError {
+  constructor(readonly requests: readonly PendingExpression[]) {
+    super(
+      'EXPRESSION_PENDING',
+      `${requests.length} expression${requests.length === 1 ? '' : 's'} to evaluate outside the transaction`,
+    );
+  }
+}
+
+/**
+ * The expression sandbox could not evaluate, for a reason that is not the expression's
+ * (its process failed to start, or died of something other than a limit). Not the
+ * activity's failure: the step is given back and runs again.
+ */
+export class ExpressionHostError extends WeftError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('EXPRESSION_HOST', message, options);
   }
 }
 

@@ -10,12 +10,13 @@
  * A transition counts when it is taken: one whose `when` is false handles nothing.
  */
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
+import { ExpressionError, toErrorRecord } from '../core/errors.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { ActivityAddress } from './messages.js';
 import { noteCompletion } from './revert.js';
 import type { Step } from './step.js';
-import { settleOutgoing } from './transitions.js';
+import { decideOutgoing, type OutgoingDecision, settleDecided } from './transitions.js';
 
 /** How an activity ended. */
 export interface ActivityEnd {
@@ -34,13 +35,24 @@ export interface ActivityEnd {
   controller?: true;
 }
 
-/** Ends an activity and settles its transitions. */
+/**
+ * Ends an activity and settles its transitions. The transitions are decided first, all
+ * at once, over the data as the activity ends (its own output or error included); a
+ * `when` that fails (an ExpressionError, a limit included) makes this end the activity's
+ * failure with that error: its `on: error` transition takes it, or the job fails.
+ */
 export async function finishActivity(
   step: Step,
   address: ActivityAddress,
   end: ActivityEnd,
 ): Promise<void> {
-  const status = end.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
+  let final = end;
+  let decision = await decideEnd(step, address, final);
+  if (decision.failure) {
+    final = { ...end, outcome: 'error', output: null, error: failureRecord(decision.failure) };
+    decision = await decideEnd(step, address, final);
+  }
+  const status = final.outcome === 'success' ? 'SUCCESS' : 'FAILURE';
   // An activity that ends in the step that entered it (a trigger, say) still runs first:
   // PENDING -> RUNNING -> SUCCESS/FAILURE, as the task machine goes.
   if (((await step.record(address.a, address.d))?.status ?? 'PENDING') === 'PENDING') {
@@ -49,19 +61,65 @@ export async function finishActivity(
   step.putActivity({
     activity: address.a,
     dimension: address.d,
-    ...(end.controller ? {} : { status }),
-    output: end.output ?? null,
-    error: end.error ?? null,
+    ...(final.controller ? {} : { status }),
+    output: final.output ?? null,
+    error: final.error ?? null,
     finishedAt: step.clock.now(),
   });
-  step.remember(address.a, { status, output: end.output, error: end.error as Json | undefined });
   // Handled means taken: an `on: error` transition whose `when` is false handles nothing.
-  const taken = await settleOutgoing(step, address.a, address.d, end.outcome);
-  const handled = end.outcome === 'success' || taken;
-  const digit = handled ? (end.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
+  const taken = await settleDecided(step, address.a, address.d, decision);
+  const handled = final.outcome === 'success' || taken;
+  const digit = handled ? (final.digit ?? COLLATION_DIGITS.completed) : COLLATION_DIGITS.errored;
   await step.move(address.a, digit);
   await noteCompletion(step, address);
-  if (!handled) recordUnhandled(step, address, end.error);
+  if (!handled) recordUnhandled(step, address, final.error);
+}
+
+/** Decides the transitions an end takes, with the activity's end in the data they see. */
+async function decideEnd(
+  step: Step,
+  address: ActivityAddress,
+  end: ActivityEnd,
+): Promise<OutgoingDecision> {
+  const guarded = (step.wf.outgoing.get(address.a) ?? []).some(
+    (t) => t.on === end.outcome && t.when !== undefined,
+  );
+  // The data is read before the end is written, then told of it: what a `when` sees.
+  if (guarded) await step.data();
+  step.remember(address.a, {
+    status: end.outcome === 'success' ? 'SUCCESS' : 'FAILURE',
+    output: end.output,
+    error: end.error as Json | undefined,
+  });
+  return decideOutgoing(step, address.a, end.outcome);
+}
+
+/** An expression's failure as an activity's error record. */
+export function failureRecord(error: ExpressionError): ErrorRecord {
+  return toErrorRecord(error) as ErrorRecord;
+}
+
+/**
+ * Evaluates one of an activity's own expressions as it starts (a task's or an await's
+ * input, a spread's items). When the expression fails — an ExpressionError, a limit
+ * included — the activity ends at once with that error (its `on: error` transition, or
+ * the job's failure) and this returns undefined: a failing expression is the activity's
+ * failure, never a step delivered again.
+ */
+export async function evaluateOrFail(
+  step: Step,
+  address: ActivityAddress,
+  expression: string,
+  where: string,
+  scope: string | undefined,
+): Promise<{ value: Json } | undefined> {
+  try {
+    return { value: await step.evaluate(expression, where, scope) };
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    await finishActivity(step, address, { outcome: 'error', error: failureRecord(error) });
+    return undefined;
+  }
 }
 
 function recordUnhandled(step: Step, address: ActivityAddress, error?: ErrorRecord) {

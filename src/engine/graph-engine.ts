@@ -7,7 +7,14 @@
 import { type Clock, SystemClock } from '../core/clock.js';
 import { isComplete } from '../core/collation.js';
 import { COLLATION_DIGITS, isActiveDigit } from '../core/collation-digits.js';
-import { toErrorRecord, UnreachableError, ValidationError } from '../core/errors.js';
+import {
+  ExpressionError,
+  ExpressionsPendingError,
+  type PendingExpression,
+  toErrorRecord,
+  UnreachableError,
+  ValidationError,
+} from '../core/errors.js';
 import type { RandomSource } from '../core/retry-policy.js';
 import { revertedFlowState } from '../core/revert-order.js';
 import { isFinalFlowState } from '../core/states.js';
@@ -234,17 +241,29 @@ export class GraphEngine {
     const counters = await tx.countersOfJobs(liveIds, dimensions);
     const records = await tx.activitiesOfJobs(liveIds, dimensions);
     const states = new Map<string, JobState>();
+    /** Each job's snapshot, to plan a step over it again (see `pending` below). */
+    const snapshots = new Map<string, () => JobState>();
     for (const job of live) {
-      const state = new JobState(tx, job);
       const own = new Set(['', ...works.filter((w) => w.job === job.id).map((w) => w.d)]);
-      state.seed(
-        counters.filter((c) => c.ref.job === job.id && own.has(c.ref.dimension ?? '')),
-        records.filter((r) => r.job === job.id && own.has(r.dimension)),
-        own,
+      const jobCounters = counters.filter(
+        (c) => c.ref.job === job.id && own.has(c.ref.dimension ?? ''),
       );
-      states.set(job.id, state);
+      const jobRecords = records.filter((r) => r.job === job.id && own.has(r.dimension));
+      const fresh = (record: JobRecord) => {
+        const state = new JobState(tx, record);
+        state.seed(jobCounters, jobRecords, own);
+        return state;
+      };
+      snapshots.set(job.id, () => fresh({ ...job }));
+      states.set(job.id, fresh(job));
     }
     const results: StepResult[] = [];
+    // Expressions the batch needs evaluated outside the transaction (expression-plan.ts).
+    // A job whose step needs one plans no further; its later steps are still planned, each
+    // over a copy of the snapshot, only to find the expressions they will need too, so
+    // the next run has them all.
+    const pending: PendingExpression[] = [];
+    const waiting = new Set<string>();
     for (const work of works) {
       // A long batch gives the event loop a turn between its steps (yield-point.ts).
       await yieldIfDue();
@@ -254,6 +273,10 @@ export class GraphEngine {
         results.push({ status: 'dropped' });
         continue;
       }
+      if (waiting.has(work.job)) {
+        await this.foresee(tx, (snapshots.get(work.job) as () => JobState)(), work, pending);
+        continue;
+      }
       if (at !== 'RUNNING' && work.message && heldWhileSuspended(work.message)) {
         const payload = work.message as unknown as Json;
         state.plan.append.push(parked(work.job, { stream: ENGINE_STREAM, payload }));
@@ -261,8 +284,15 @@ export class GraphEngine {
         continue;
       }
       const budget = { left: at === 'RUNNING' ? this.inlineSteps : 0 };
-      results.push(await this.advance(tx, state, work, budget));
+      try {
+        results.push(await this.advance(tx, state, work, budget));
+      } catch (error) {
+        if (!(error instanceof ExpressionsPendingError)) throw error;
+        pending.push(...error.requests);
+        waiting.add(work.job);
+      }
     }
+    if (pending.length > 0) throw new ExpressionsPendingError(pending);
     for (const state of states.values()) {
       if (!startsNothing(state.job.state)) continue;
       const id = state.job.id;
@@ -285,6 +315,26 @@ export class GraphEngine {
       }
     }
     return results;
+  }
+
+  /**
+   * Plans a step over a throwaway copy of its job's snapshot, only to collect the
+   * expressions it needs evaluated outside the transaction; what it planned is dropped.
+   */
+  private async foresee(
+    tx: StoreTx,
+    state: JobState,
+    work: BatchWork,
+    pending: PendingExpression[],
+  ): Promise<void> {
+    if (state.job.state !== 'RUNNING' && work.message?.k === 'enter') return;
+    const budget = { left: state.job.state === 'RUNNING' ? this.inlineSteps : 0 };
+    try {
+      await this.advance(tx, state, work, budget);
+    } catch (error) {
+      // Planned over a snapshot that lacks the steps before it: any other error is moot.
+      if (error instanceof ExpressionsPendingError) pending.push(...error.requests);
+    }
   }
 
   /** The unit with this engine's worker named on its history lines. */
@@ -313,17 +363,28 @@ export class GraphEngine {
     // continues from the one before.
     let last = step;
     const queue = step.takeHeld();
+    // A step that needs an expression evaluated outside the transaction spoils this plan;
+    // the steps after it still run, only to find the expressions they need too (one
+    // round for a spread's items, not one per item), and then the plan is dropped.
+    let pending: PendingExpression[] | undefined;
     for (let message = queue.shift(); message; message = queue.shift()) {
       await yieldIfDue();
       await state.loadDimension(message.d);
       const next = last.successor(message.d);
       if (hold) next.holdBack(hold);
-      if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {
-        await next.noteStep('enter', message.a);
+      try {
+        if (await this.enter(next, { job: message.job, a: message.a, d: message.d })) {
+          await next.noteStep('enter', message.a);
+        }
+      } catch (error) {
+        if (error instanceof ExpressionsPendingError) {
+          pending = [...(pending ?? []), ...error.requests];
+        } else if (!pending) throw error;
       }
       queue.push(...next.takeHeld());
       last = next;
     }
+    if (pending) throw new ExpressionsPendingError(pending);
     // Collects nothing can reach any more emit, and scopes whose members are all done end
     // (each may wake the other); their successors go to the stream.
     for (let more = true; more; ) {
@@ -470,6 +531,7 @@ export class GraphEngine {
             ? (((await step.data())[end] as { output?: Json } | undefined)?.output ?? null)
             : await defaultOutput(step);
       } catch (cause) {
+        if (!(cause instanceof ExpressionError)) throw cause;
         error = toErrorRecord(cause) as ErrorRecord;
       }
     }

@@ -20,9 +20,9 @@
 import { collationDigits, placeValue } from '../core/collation.js';
 import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import { evaluateExpression } from '../graph/expressions.js';
 import type { ActivityRecord, ActivityWrite, JobRecord, Json } from '../store/records.js';
 import type { CounterAdd, StoreTx } from '../store/store.js';
+import { planExpression } from './expression-plan.js';
 import { startEntry } from './history.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
@@ -153,9 +153,7 @@ export async function rerunGraphJob(tx: StoreTx, request: RerunRequest): Promise
         taken = t.on === outcome;
         if (taken && t.when !== undefined) {
           taken = truthy(
-            await evaluateExpression(t.when, data, `transition ${t.from} -> ${t.to} (when)`, {
-              now,
-            }),
+            await planExpression(t.when, data, `transition ${t.from} -> ${t.to} (when)`, now),
           );
         }
       }

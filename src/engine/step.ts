@@ -13,7 +13,7 @@ import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js'
 import { ValidationError } from '../core/errors.js';
 import type { RandomSource } from '../core/retry-policy.js';
 import type { FlowState } from '../core/states.js';
-import { evaluateExpression, readsOf } from '../graph/expressions.js';
+import { readsOf } from '../graph/expressions.js';
 import { scopeChain } from '../graph/scopes.js';
 import type {
   ActivityRecord,
@@ -30,6 +30,7 @@ import type {
   NewWaiter,
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
+import { planExpression } from './expression-plan.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
 import {
   type ActivityMoveOptions,
@@ -479,13 +480,15 @@ export class Step {
 
   /**
    * Evaluates a JSONata expression over this job's data, as seen from inside `scope` (the
-   * enclosing scope of the activity it belongs to) when given. Only the names it reads are
-   * looked up, unless it may read any (`$`, `$$`, `*`, `$eval`).
+   * enclosing scope of the activity it belongs to) when given: a cheap one here, any other
+   * outside the transaction (expression-plan.ts). Only the names it reads are looked up,
+   * unless it may read any (`$`, `$$`, `*`, `$eval`). Throws ExpressionError when it
+   * fails, which the caller turns into its activity's failure.
    */
   async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
     const reads = readsOf(expression, where);
     const data = await this.data(scope, reads.whole ? undefined : reads.names);
-    return evaluateExpression(expression, data, where, { now: this.clock.now() });
+    return planExpression(expression, data, where, this.clock.now());
   }
 
   // ── chains of steps ────────────────────────────────────────────────────

@@ -10,8 +10,10 @@
  * reaches (seed 000, Example 2).
  */
 import { COLLATION_DIGITS } from '../core/collation-digits.js';
+import { ExpressionError, toErrorRecord } from '../core/errors.js';
 import type { TransitionOn } from '../graph/compiled-workflow.js';
 import { joinDecision } from '../graph/join-rule.js';
+import type { ErrorRecord } from '../store/records.js';
 import { arrive } from './kinds/collect.js';
 import type { Step } from './step.js';
 
@@ -23,9 +25,68 @@ function isTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
+/** Which outgoing transitions of an activity an outcome takes (see {@link decideOutgoing}). */
+export interface OutgoingDecision {
+  /** Taken or not, in the order of `wf.outgoing`. */
+  taken: boolean[];
+  /** The first `when` that failed (it counts as not taken). */
+  failure?: ExpressionError;
+}
+
 /**
- * Settles every outgoing transition of `from` after it ended with `outcome`. Returns
- * true when at least one of them was taken.
+ * Decides every outgoing transition of `from` for `outcome`, all at once, over the data
+ * as `from` ends: a transition is taken when it is for that outcome and its `when` (if
+ * any) is true. A `when` that fails counts as not taken and is reported, for the caller
+ * to fail with it.
+ */
+export async function decideOutgoing(
+  step: Step,
+  from: string,
+  outcome: TransitionOn,
+): Promise<OutgoingDecision> {
+  const decision: OutgoingDecision = { taken: [] };
+  const scope = step.activity(from).scope;
+  for (const t of step.wf.outgoing.get(from) ?? []) {
+    let taken = t.on === outcome;
+    if (taken && t.when !== undefined) {
+      try {
+        taken = isTruthy(
+          await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`, scope),
+        );
+      } catch (error) {
+        if (!(error instanceof ExpressionError)) throw error;
+        decision.failure ??= error;
+        taken = false;
+      }
+    }
+    decision.taken.push(taken);
+  }
+  return decision;
+}
+
+/** Settles every outgoing transition of `from` as decided; true when one was taken. */
+export async function settleDecided(
+  step: Step,
+  from: string,
+  dimension: string,
+  decision: OutgoingDecision,
+): Promise<boolean> {
+  let any = false;
+  const outgoing = step.wf.outgoing.get(from) ?? [];
+  for (const [i, t] of outgoing.entries()) {
+    const taken = decision.taken[i] === true;
+    any ||= taken;
+    if (!taken) step.dispose(from, `transition ${from} -> ${t.to} not taken`);
+    await settle(step, t.to, dimension, taken, from);
+  }
+  return any;
+}
+
+/**
+ * Settles every outgoing transition of `from` after it ended with `outcome` (a spread's
+ * item, a collect's batch: what ends with no record to fail). A `when` that fails is not
+ * taken, and its error is the job's: the job ends in FAILURE once nothing is active.
+ * Returns true when at least one transition was taken.
  */
 export async function settleOutgoing(
   step: Step,
@@ -33,20 +94,15 @@ export async function settleOutgoing(
   dimension: string,
   outcome: TransitionOn,
 ): Promise<boolean> {
-  let any = false;
-  const scope = step.activity(from).scope;
-  for (const t of step.wf.outgoing.get(from) ?? []) {
-    let taken = t.on === outcome;
-    if (taken && t.when !== undefined) {
-      taken = isTruthy(
-        await step.evaluate(t.when, `transition ${t.from} -> ${t.to} (when)`, scope),
-      );
-    }
-    any ||= taken;
-    if (!taken) step.dispose(from, `transition ${from} -> ${t.to} not taken`);
-    await settle(step, t.to, dimension, taken, from);
+  const decision = await decideOutgoing(step, from, outcome);
+  if (decision.failure && !step.job.error) {
+    step.recordJobError({
+      ...(toErrorRecord(decision.failure) as ErrorRecord),
+      message: `activity ${from} failed: ${decision.failure.message}`,
+      activity: from,
+    });
   }
-  return any;
+  return settleDecided(step, from, dimension, decision);
 }
 
 /** True when `from` has an outgoing transition for this outcome. */

@@ -228,3 +228,38 @@ const shared = new JobInputValidator();
 export function validateJobInput(compiled: CompiledWorkflow, input: unknown): void {
   shared.validate(compiled, input);
 }
+
+/**
+ * Keywords whose check is not linear in the schema and the input: patterns and formats
+ * run regular expressions (a pattern can backtrack for minutes on a short string),
+ * `uniqueItems` compares every pair of items, and a `$ref` can apply a schema again and
+ * again (with `anyOf`, exponentially).
+ */
+const COSTLY_KEYWORDS: ReadonlySet<string> = new Set([
+  'pattern',
+  'patternProperties',
+  'format',
+  'uniqueItems',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+]);
+
+/**
+ * True when checking an input against `schema` is provably cheap — at most (size of the
+ * schema) × (size of the input) — because it uses none of {@link COSTLY_KEYWORDS}. Other
+ * schemas are checked in the expression sandbox, under its hard limits.
+ */
+export function isCheapInputSchema(schema: unknown): boolean {
+  const walk = (node: unknown, depth: number): boolean => {
+    if (node === null || typeof node !== 'object') return true;
+    if (depth > 200) return false;
+    if (Array.isArray(node)) return node.every((item) => walk(item, depth + 1));
+    for (const [key, value] of Object.entries(node)) {
+      if (COSTLY_KEYWORDS.has(key)) return false;
+      if (!walk(value, depth + 1)) return false;
+    }
+    return true;
+  };
+  return walk(schema, 0);
+}

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { NotFoundError } from '../core/errors.js';
+import { sharedSandbox } from '../engine/expression-sandbox.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import { stateEntry } from '../engine/history.js';
 import { deadlineTimerKey } from '../engine/job-deadline.js';
@@ -18,7 +19,7 @@ import {
 } from '../engine/messages.js';
 import { startGraphJob } from '../engine/start-job.js';
 import { dropParked, startsNothing } from '../engine/suspension.js';
-import { validateJobInput } from '../graph/job-input.js';
+import { isCheapInputSchema, validateJobInput } from '../graph/job-input.js';
 import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import { graphView } from './graph-view.js';
@@ -53,11 +54,25 @@ export class GraphRuntime implements ModelRuntime {
   /** Graph workflows are deployed, not announced by the processes that run them. */
   async announce(): Promise<void> {}
 
-  /** Checks the input against the workflow's schema (a ValidationError), then starts the job. */
+  /**
+   * Checks the input against the workflow's schema (a ValidationError): here when the
+   * schema is provably cheap to check, else in the expression sandbox, under its limits.
+   */
+  async check(request: StartRequest): Promise<void> {
+    if (!request.definition) throw new NotFoundError('workflow', request.workflow);
+    const compiled = request.definition.definition as unknown as CompiledWorkflow;
+    const schema = compiled.inputSchema;
+    if (schema === undefined) return;
+    if (isCheapInputSchema(schema)) validateJobInput(compiled, request.input);
+    else {
+      await sharedSandbox().checkInput(compiled.workflow, compiled.version, schema, request.input);
+    }
+  }
+
+  /** Starts the job; its input was checked by {@link check}, before the transaction. */
   async start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }> {
     if (!request.definition) throw new NotFoundError('workflow', request.workflow);
     const compiled = request.definition.definition as unknown as CompiledWorkflow;
-    validateJobInput(compiled, request.input);
     return startGraphJob(tx, {
       id: request.id,
       wf: loadWorkflow(compiled),

@@ -86,6 +86,11 @@ export interface ModelRuntime {
   readonly routes: readonly ModelRoute[];
   /** Makes what this process runs known in the store (code-first workflows by name). */
   announce(store: Store): Promise<void>;
+  /**
+   * Checks a start before its transaction opens (a ValidationError refuses it): what may
+   * take time runs here, outside any lock, and bounded. Absent when there is nothing to check.
+   */
+  check?(request: StartRequest): Promise<void>;
   /** Starts a job (idempotent by id: an existing id returns that job). */
   start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }>;
   /** Told of claimed tasks before their handlers run; absent when the model need not be. */

@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { DurableEngine } from '../durable/durable-engine.js';
+import { settlingExpressions } from '../engine/expression-plan.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { Models } from '../models/models.js';
 import { presenceWindowMs } from '../models/served-work.js';
@@ -133,7 +134,8 @@ export class AgentServer {
     const logger = options.logger ?? stderrLogger;
     const settings = {
       // Its transactions report the jobs agents' results end, which the server logs.
-      store: reportingJobEnds(options.store, (job) => logJobEnd(logger, job)),
+      // Its transactions evaluate costly expressions outside themselves (expression-plan.ts).
+      store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
       logger,
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 60_000,

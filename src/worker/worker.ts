@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { StoreError, toErrorRecord } from '../core/errors.js';
 import { DurableEngine } from '../durable/durable-engine.js';
+import { settlingExpressions } from '../engine/expression-plan.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import type { TaskMessage } from '../engine/messages.js';
 import { recordAttemptStarts } from '../models/attempt-starts.js';
@@ -96,8 +97,9 @@ export class Worker {
       options.consumer ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     const logger = options.logger ?? stderrLogger;
     this.settings = {
-      // Its transactions report the jobs they end, which the worker logs.
-      store: reportingJobEnds(options.store, (job) => logJobEnd(logger, job)),
+      // Its transactions report the jobs they end, which the worker logs, and evaluate the
+      // expressions their steps need that are not cheap outside themselves (expression-plan.ts).
+      store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 30_000,
       batchSize: options.batchSize ?? 64,

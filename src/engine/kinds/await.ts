@@ -9,7 +9,7 @@ import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { description, expression, join, workflowId } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
-import { finishActivity } from '../finish-activity.js';
+import { evaluateOrFail, finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import type { ActivityAddress, ChildMessage } from '../messages.js';
 import { graphJobRows } from '../start-job.js';
@@ -65,9 +65,17 @@ export const awaitKind = defineKind({
   respond: { child: respondChild },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const input = activity.input
-      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`, activity.scope)
-      : step.job.input;
+    const evaluated = activity.input
+      ? await evaluateOrFail(
+          step,
+          address,
+          activity.input,
+          `activity ${activity.id} (input)`,
+          activity.scope,
+        )
+      : { value: step.job.input };
+    if (!evaluated) return;
+    const input = evaluated.value;
     const wf = await step.loadWorkflow(activity.workflow);
     const child = childJobId(address);
     // Starting a job is idempotent by id: a job already there under the child's id is it.

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { COLLATION_DIGITS, isActiveDigit } from '../../core/collation-digits.js';
+import { ExpressionError } from '../../core/errors.js';
 import {
   REVERT_ALL_CODE,
   type RetryController,
@@ -30,7 +31,7 @@ import {
   transitionItemSchema,
 } from '../../graph/workflow-document.js';
 import type { ErrorRecord, Json } from '../../store/records.js';
-import { finishActivity } from '../finish-activity.js';
+import { failureRecord, finishActivity } from '../finish-activity.js';
 import { continueScopeRevert, failRun, firstRun, startRun } from '../scope-retry.js';
 import type { Step } from '../step.js';
 import { threadOf } from '../threads.js';
@@ -124,9 +125,30 @@ export const scope = defineKind({
   },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    await startRun(step, activity, address, await firstRun(step, activity));
+    let run: Awaited<ReturnType<typeof firstRun>>;
+    try {
+      run = await firstRun(step, activity);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      // A for_each that fails is the scope's failure: no run starts, its members are skipped.
+      await skipMembers(step, activity);
+      await finishActivity(step, address, { outcome: 'error', error: failureRecord(error) });
+      return;
+    }
+    await startRun(step, activity, address, run);
   },
 });
+
+/** Skips every member of a scope that never ran (nested scopes' members too). */
+async function skipMembers(step: Step, scope: CompiledScope): Promise<void> {
+  for (const member of scope.members) {
+    const inner = step.activity(member);
+    if (inner.kind === 'scope') await skipMembers(step, inner);
+    if ((await step.digit(member)) === COLLATION_DIGITS.pending) {
+      await step.move(member, COLLATION_DIGITS.skipped);
+    }
+  }
+}
 
 function compileController(doc: unknown): RetryController {
   if (doc === 'revert') return { kind: 'revert' };
@@ -181,15 +203,8 @@ export async function closeScopes(last: Step): Promise<boolean> {
           ? await inside.evaluate(activity.output, `scope ${activity.id} (output)`, activity.id)
           : await defaultScopeOutput(inside, activity);
       } catch (cause) {
-        const error = cause as { name?: string; message?: string; code?: string };
-        await finishActivity(outside, address, {
-          outcome: 'error',
-          error: {
-            name: error.name ?? 'Error',
-            message: error.message ?? String(cause),
-            ...(error.code !== undefined && { code: error.code }),
-          },
-        });
+        if (!(cause instanceof ExpressionError)) throw cause;
+        await finishActivity(outside, address, { outcome: 'error', error: failureRecord(cause) });
         await outside.noteStep('close', activity.id);
         continue;
       }

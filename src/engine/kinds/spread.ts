@@ -19,7 +19,7 @@ import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { description, expression, join } from '../../graph/workflow-document.js';
 import type { Json } from '../../store/records.js';
 import { yieldIfDue } from '../../store/yield-point.js';
-import { finishActivity } from '../finish-activity.js';
+import { evaluateOrFail, finishActivity } from '../finish-activity.js';
 import { SEMAPHORE_FIELD } from '../legs.js';
 import type { ActivityAddress } from '../messages.js';
 import type { Step } from '../step.js';
@@ -57,11 +57,15 @@ export const spread = defineKind({
   },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const value = await step.evaluate(
+    const evaluated = await evaluateOrFail(
+      step,
+      address,
       activity.items,
       `activity ${activity.id} (items)`,
       activity.scope,
     );
+    if (!evaluated) return;
+    const value = evaluated.value;
     // JSONata gives a one-item match as the item and no match as nothing: spread those
     // as one item and as none.
     const items = Array.isArray(value) ? value : value === null ? [] : [value];

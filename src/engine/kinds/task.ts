@@ -20,7 +20,7 @@ import { parseDuration } from '../../graph/durations.js';
 import { shortId } from '../../graph/scopes.js';
 import { description, duration, expression, join } from '../../graph/workflow-document.js';
 import type { ErrorRecord, Json } from '../../store/records.js';
-import { finishActivity } from '../finish-activity.js';
+import { evaluateOrFail, finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import {
   type ActivityAddress,
@@ -178,9 +178,17 @@ export const task = defineKind({
   respond: { timeout: respondTaskDeadline },
   async enter(step, address, activity) {
     await step.move(address.a, COLLATION_DIGITS.started);
-    const input = activity.input
-      ? await step.evaluate(activity.input, `activity ${activity.id} (input)`, activity.scope)
-      : step.job.input;
+    const evaluated = activity.input
+      ? await evaluateOrFail(
+          step,
+          address,
+          activity.input,
+          `activity ${activity.id} (input)`,
+          activity.scope,
+        )
+      : { value: step.job.input };
+    if (!evaluated) return;
+    const input = evaluated.value;
     const now = step.clock.now();
     step.putActivity({
       activity: address.a,
