@@ -50,6 +50,7 @@ import {
 import { respondRevert, revertsJob, startJobRevert } from './revert.js';
 import { Step } from './step.js';
 import {
+  dropParked,
   heldWhileSuspended,
   isNewWork,
   parked,
@@ -235,6 +236,7 @@ export class GraphEngine {
       (job) => (job.state === 'RUNNING' || startsNothing(job.state)) && job.model === 'graph',
     );
     const liveIds = live.map((job) => job.id);
+    const stopped = new Set(live.filter((job) => startsNothing(job.state)).map((job) => job.id));
     // Only the threads the batch's messages run in (and the job's own, '') are read: a
     // job that cycled a thousand times keeps a thousand threads nobody here needs.
     const dimensions = [...new Set(['', ...works.map((w) => w.d)])];
@@ -307,6 +309,11 @@ export class GraphEngine {
     }
     await applyUnit(tx, this.signed(mergeUnits([...states.values()].map((s) => s.unit()))));
     for (const state of states.values()) {
+      // A paused job whose last work finished ended: what it kept parked (its deadline's
+      // message, say) has nothing left to run for.
+      if (stopped.has(state.job.id) && isFinalFlowState(state.job.state)) {
+        await dropParked(tx, state.job.id);
+      }
       if (state.job.state !== 'SUSPENDING') continue;
       if (
         await settleSuspending(tx, state.job.id, { now: this.clock.now(), worker: this.worker })

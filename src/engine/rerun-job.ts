@@ -9,7 +9,8 @@
  * incoming transitions gets the settle counts of its kept sources (taken or not, as the
  * old job's outcomes and `when` conditions say), so its join waits only for what runs
  * again. The new job starts with the activity's `enter` message, and both histories
- * say what happened (`rerun` on the old job, `start` with `rerunOf` on the new one).
+ * say what happened (`rerun` on the old job, `start` with `rerunOf` on the new one). A
+ * workflow with `timeout:` gives the new job its own deadline, counted from its start.
  *
  * Refused (ValidationError `RERUN_REFUSED`, nothing written) when a kept activity is not
  * in a final digit (completed, released, skipped) or ran in a later thread (a cycle's, a
@@ -24,6 +25,7 @@ import type { ActivityRecord, ActivityWrite, JobRecord, Json } from '../store/re
 import type { CounterAdd, StoreTx } from '../store/store.js';
 import { planExpression } from './expression-plan.js';
 import { startEntry } from './history.js';
+import { deadlineWrites, scheduleDeadline } from './job-deadline.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
 import { COLLATION_FIELD } from './step.js';
@@ -219,7 +221,11 @@ export async function rerunGraphJob(tx: StoreTx, request: RerunRequest): Promise
       payload: { k: 'enter', job: id, a, d: '' },
     })),
   );
-  const start = startEntry(created.job, wf.renderKey(newKey), now);
+  // A rerun is a new job: the workflow's timeout counts from its start.
+  if (compiled.timeoutMs !== undefined) {
+    await scheduleDeadline(tx, deadlineWrites(id, ENGINE_STREAM, compiled.timeoutMs, now));
+  }
+  const start = startEntry(created.job, wf.renderKey(newKey), now, compiled.timeoutMs);
   await tx.appendHistory([
     {
       ...start,
