@@ -7,7 +7,7 @@ import type { FlowState } from '../../../core/states.js';
 import { jobMove } from '../../job-move.js';
 import { jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
-import type { ErrorRecord, JobFilter, JobPatch, JobRecord, NewJob } from '../../records.js';
+import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
 
 interface JobRow {
@@ -27,14 +27,39 @@ interface JobRow {
   finished_at: number | null;
 }
 
+/**
+ * Defines `record.input` as read from `text` on first use (then a plain value): a step
+ * locks its job on every batch, and a big job's input (a spread's items) would otherwise
+ * be parsed each time whether or not the step reads it.
+ */
+function lazyInput(record: Omit<JobRecord, 'input'>, text: string): JobRecord {
+  const set = (value: Json) =>
+    Object.defineProperty(record, 'input', {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  Object.defineProperty(record, 'input', {
+    get() {
+      const value = fromJson(text);
+      set(value);
+      return value;
+    },
+    set,
+    enumerable: true,
+    configurable: true,
+  });
+  return record as JobRecord;
+}
+
 function toJob(row: JobRow): JobRecord {
-  return {
+  const record = {
     id: row.id,
     workflow: row.workflow,
     version: row.version,
     model: row.model,
     state: row.state,
-    input: fromJson(row.input),
     output: fromJson(row.output),
     error: fromJsonOrNull<ErrorRecord>(row.error),
     context: fromJson(row.context),
@@ -44,6 +69,9 @@ function toJob(row: JobRow): JobRecord {
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
   };
+  return row.input.length < 1024
+    ? { ...record, input: fromJson(row.input) }
+    : lazyInput(record, row.input);
 }
 
 /** Parameters of the patch columns, shared by setJobState and updateJob. */
