@@ -3,7 +3,7 @@
  * the booking for a short durable timer, charge once, and send the confirmation without
  * waiting. Types flow from each task into the workflow code.
  *
- *   npx weft run examples/code-first-trip.ts --input '[{"traveller":"Ana","nights":3}]'
+ *   npx weft run examples/code-first-trip.ts --input '{"traveller":"Ana","nights":3}'
  */
 import { defineTask, defineWorkflow, Workflow } from 'weft-engine';
 

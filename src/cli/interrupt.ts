@@ -92,7 +92,14 @@ export async function interruptedNote(
   return `weft run: ${signal}: stopped; job ${jobId} is ${state}. Resume it with: ${command} --id ${jobId}`;
 }
 
-/** The `weft run` command line that resumes a job (`--id` is added to it). */
-export function resumeCommand(file: string, handlers: string | undefined): string {
-  return `weft run ${file}${handlers ? ` --handlers ${handlers}` : ''}`;
+/**
+ * The command line that resumes a job (`--id` is added to it), as a user types it in the
+ * project that installed weft: `npx weft run <file> [--handlers …] [--workflow …]`.
+ */
+export function resumeCommand(
+  file: string,
+  handlers: string | undefined,
+  workflow?: string,
+): string {
+  return `npx weft run ${file}${handlers ? ` --handlers ${handlers}` : ''}${workflow ? ` --workflow ${workflow}` : ''}`;
 }

@@ -30,6 +30,9 @@ import { readWorkflowFile } from './workflow-files.js';
 /** `--log-format` of the commands that run a worker. */
 const LOG_FORMAT_FLAGS = '--log-format <format>';
 const LOG_FORMAT_HELP = `worker log lines on stderr: ${LOG_FORMATS.join(' or ')} (default: pretty)`;
+/** `--verbose` of the commands that run a worker. */
+const VERBOSE_HELP =
+  "pretty log lines: a failed attempt's stack too (by default one line; stacks only for errors)";
 
 /** Files `weft run` treats as code-first modules rather than workflow files. */
 const CODE_FILE = /\.(m|c)?(j|t)s$/;
@@ -87,6 +90,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'code-first module: the workflow to run (default: its default export)',
     )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
+    .option('--verbose', VERBOSE_HELP)
     .action(async (...args: unknown[]) => {
       // Listening from the start: a Ctrl-C at any point stops the run the same way.
       const interrupt = listenForInterrupt((signal) =>
@@ -200,6 +204,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       30_000,
     )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
+    .option('--verbose', VERBOSE_HELP)
     .action(
       withStore((store, opts) =>
         runWorkerCommand(
@@ -208,6 +213,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
             handlers: opts.handlers as string | undefined,
             concurrency: opts.concurrency as number,
             logFormat: opts.logFormat as string | undefined,
+            verbose: Boolean(opts.verbose),
             graceMs: opts.graceMs as number,
             giveUpMs: opts.giveUpMs as number,
             leaseMs: opts.leaseMs as number,
@@ -269,7 +275,10 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .description(
       'show a job: state, what it waits for, collation key, activities by digit position',
     )
-    .option('--verbose', "also print a code-first job's engine internals")
+    .option(
+      '--verbose',
+      "also print every activity error's whole stack and a code-first job's engine internals",
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, job: string) => {

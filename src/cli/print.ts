@@ -28,7 +28,11 @@ export function printJson(output: Output, value: unknown): void {
 
 /** How {@link formatJobView} prints. */
 export interface JobViewFormat {
-  /** Also print a code-first job's engine internals (branches, executions, decisions). */
+  /**
+   * Also print every activity error's whole stack (by default only the failure that ended
+   * the job, your frames only) and a code-first job's engine internals (branches,
+   * executions, decisions).
+   */
   verbose?: boolean;
   /** Prefix of every line (child jobs are indented). */
   indent?: string;
@@ -36,9 +40,9 @@ export interface JobViewFormat {
 
 /**
  * A job as readable text: a header line, its times, what it waits for (in words), its
- * collation key and activity table (by digit position, so the key reads against it), each
- * activity's error with its stack, the output or error, then its child jobs. A code-first
- * job's engine internals only with `verbose`.
+ * collation key and activity table (by digit position, so the key reads against it), the
+ * stack of the error that failed the job, the output or error, then its child jobs. Other
+ * errors' stacks and a code-first job's engine internals only with `verbose`.
  */
 export function formatJobView(view: JobView, options: JobViewFormat = {}): string {
   const indent = options.indent ?? '';
@@ -64,8 +68,11 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
     }
   }
   if (view.activities.length > 0) lines.push(...renderActivityTable(view.activities).split('\n'));
-  for (const a of view.activities) {
-    if (a.error?.stack) lines.push(...formatStack(`${a.id} (attempt ${a.attempts})`, a.error));
+  for (const a of stackedActivities(view, Boolean(options.verbose))) {
+    if (a.error?.stack) {
+      const where = a.attempts > 0 ? `${a.id} (attempt ${a.attempts})` : a.id;
+      lines.push(...formatStack(where, a.error, Boolean(options.verbose)));
+    }
   }
   lines.push(...dispatchedLines(view));
   if (options.verbose && view.instance) {
@@ -80,13 +87,43 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
   return text.join('\n');
 }
 
-/** `error in <activity>: Name: message`, then the stack's frames, indented. */
-function formatStack(where: string, error: ErrorRecord): string[] {
+/**
+ * The activities whose error stack a job's text prints: with `verbose`, every one that
+ * has an error; otherwise only those of the failure that ended the job (the activity its
+ * error names, else every activity with an error), and none for a job that did not fail:
+ * an error its `on: error` path handled, or an attempt that will be retried, is the
+ * table's Error column.
+ */
+function stackedActivities(view: JobView, verbose: boolean): readonly ActivityView[] {
+  if (verbose) return view.activities;
+  if (view.state !== 'FAILURE' && view.state !== 'REVERTED') return [];
+  const named = view.error?.activity;
+  const failed = view.activities.filter((a) => a.id === named);
+  return failed.length > 0 ? failed : view.activities;
+}
+
+/** The folder weft's own modules run from (`…/dist/`), to tell its frames from yours. */
+const WEFT_MODULES = new URL('../', import.meta.url).href;
+
+/**
+ * `error in <activity>: Name: message`, then the stack's frames, indented: your code's,
+ * without weft's own and Node's internals (all of them with `verbose`, or when none is
+ * yours).
+ */
+function formatStack(where: string, error: ErrorRecord, verbose: boolean): string[] {
   const frames = (error.stack ?? '')
     .split('\n')
     .filter((line) => /^\s+at /.test(line))
     .map((line) => `    ${line.trim()}`);
-  return [`error in ${where}: ${error.name}: ${error.message}`, ...frames];
+  const yours = frames.filter(
+    (frame) =>
+      !frame.includes(WEFT_MODULES) &&
+      !frame.includes('(node:') &&
+      !frame.startsWith('    at node:') &&
+      !frame.includes('(<anonymous>)'),
+  );
+  const shown = verbose || yours.length === 0 ? frames : yours;
+  return [`error in ${where}: ${error.name}: ${error.message}`, ...shown];
 }
 
 /** `weft list`'s table: a header, then one line per job (id, workflow@version, state, created). */

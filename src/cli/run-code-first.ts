@@ -34,6 +34,8 @@ export interface CodeFirstRunOptions {
   concurrency?: number;
   /** `--log-format`: pretty (default) or json. */
   logFormat?: string;
+  /** `--verbose`: every log line's stack (a failed attempt's too). */
+  verbose?: boolean;
 }
 
 /** Runs a code-first module's workflow to its end; returns the exit code. */
@@ -45,7 +47,9 @@ export async function runCodeFirst(
   /** Listening for Ctrl-C and SIGTERM (set up by the caller, disposed by it). */
   interrupt: Interrupt,
 ): Promise<number> {
-  const logger = createCliLogger(parseLogFormat(options.logFormat));
+  const logger = createCliLogger(parseLogFormat(options.logFormat), {
+    verbose: Boolean(options.verbose),
+  });
   const module = await loadWorkerModule(file, 'weft run');
   const extra = await loadWorkerModule(options.handlers);
   const workflows = [...module.workflows, ...extra.workflows];
@@ -83,13 +87,18 @@ export async function runCodeFirst(
     if (signal) {
       await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');
       output.err(
-        await interruptedNote(client, job.id, signal, resumeCommand(file, options.handlers)),
+        await interruptedNote(
+          client,
+          job.id,
+          signal,
+          resumeCommand(file, options.handlers, options.workflow),
+        ),
       );
       return SIGNAL_EXIT_CODE[signal];
     }
     const view = await client.status(job.id);
     if (options.json) printJson(output, view);
-    else output.out(`\n${formatJobView(view)}`);
+    else output.out(`\n${formatJobView(view, { verbose: Boolean(options.verbose) })}`);
     return view.state === 'SUCCESS' ? 0 : 1;
   } finally {
     await stopWithin(worker, WORKER_GRACE_MS, output, 'weft run');

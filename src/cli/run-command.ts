@@ -2,7 +2,9 @@
  * `weft run <file>`: deploys the file and the workflows it awaits (as `weft deploy` does:
  * an edited file becomes the next version), starts one job on that version, runs
  * an in-process worker until the job ends, and prints it. While it runs, each new
- * collation key is printed, so a person watches the job move. Exit 0 iff SUCCESS.
+ * collation key is printed, so a person watches the job move; the worker's log lines
+ * come between them, each after the key lines of what committed before it. Exit 0 iff
+ * SUCCESS.
  */
 
 import { Client } from '../client/client.js';
@@ -10,6 +12,7 @@ import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { logWarning, type WorkerLogger } from '../worker/worker-options.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadHandlers } from './handlers-module.js';
 import {
@@ -35,6 +38,8 @@ export interface RunOptions {
   concurrency?: number;
   /** `--log-format`: pretty (default) or json. */
   logFormat?: string;
+  /** `--verbose`: every log line's stack (a failed attempt's too). */
+  verbose?: boolean;
 }
 
 /** Runs `weft run`; returns the exit code. */
@@ -46,7 +51,7 @@ export async function runCommand(
   /** Listening for Ctrl-C and SIGTERM (set up by the caller, disposed by it). */
   interrupt: Interrupt,
 ): Promise<number> {
-  const logger = createCliLogger(parseLogFormat(options.logFormat));
+  const format = parseLogFormat(options.logFormat);
   const files = readWorkflowWithDependencies(file);
   const input = parseJsonArgument(options.input, '--input') ?? {};
   const handlers = await loadHandlers(options.handlers);
@@ -100,6 +105,20 @@ export async function runCommand(
   // At most one status read waits behind the one running: a backlog's thousands of
   // commits must not queue thousands of reads that a Ctrl-C would then wait out.
   let showQueued = false;
+  const later = (write: () => void) => {
+    showing = showing.then(show).then(write, write);
+  };
+  const cliLogger = createCliLogger(format, { verbose: Boolean(options.verbose) });
+  // A log line waits for the key lines of what committed before it, so the two read in
+  // the order things happened (the key that released `ate`, then `ended SUCCESS`).
+  const logger: WorkerLogger = options.json
+    ? cliLogger
+    : {
+        error: (message, error, fields) => later(() => cliLogger.error(message, error, fields)),
+        warn: (message, error, fields) =>
+          later(() => logWarning(cliLogger, message, error, fields)),
+        info: (message, fields) => later(() => cliLogger.info(message, fields)),
+      };
   const worker = new Worker({
     store,
     logger,
@@ -136,6 +155,6 @@ export async function runCommand(
   }
   const view = await client.status(job.id);
   if (options.json) printJson(output, view);
-  else output.out(`\n${formatJobView(view)}`);
+  else output.out(`\n${formatJobView(view, { verbose: Boolean(options.verbose) })}`);
   return view.state === 'SUCCESS' ? 0 : 1;
 }

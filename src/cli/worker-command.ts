@@ -18,6 +18,8 @@ export interface WorkerCommandOptions {
   handlers?: string;
   concurrency?: number;
   logFormat?: string;
+  /** Pretty log lines: every error's stack, a failed attempt's too. */
+  verbose?: boolean;
   /** On a signal, how long handlers may finish before their work is handed back. */
   graceMs?: number;
   /** How long the store may stay unreachable before the worker gives up. */
@@ -35,7 +37,9 @@ export async function runWorkerCommand(
   options: WorkerCommandOptions,
   output: Output,
 ): Promise<number> {
-  const logger = createCliLogger(parseLogFormat(options.logFormat));
+  const logger = createCliLogger(parseLogFormat(options.logFormat), {
+    verbose: Boolean(options.verbose),
+  });
   const module = await loadWorkerModule(options.handlers);
   const graceMs = options.graceMs ?? 10_000;
   const worker = new Worker({

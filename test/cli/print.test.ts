@@ -96,9 +96,64 @@ describe('formatJobView', () => {
       '| 1 | email    | Errored   | 7     | 1        |              |              |                      |',
       '| 2 | pay      | Started   | 8     | 2        | 09:00:00.000 |              | Error: card declined |',
       '| 3 | start    | Completed | 6     |          |              | 09:00:00.000 |                      |',
-      'error in pay (attempt 2): Error: card declined',
+    ]);
+  });
+
+  it('prints the stack of the failure that ended a job, your frames only; every stack with verbose', () => {
+    // A frame of weft's own modules (here its sources; `…/dist/` once built).
+    const weftFrame = `    at TaskRunner.run (${new URL('../../src/worker/task-runner.ts', import.meta.url).href}:1:1)`;
+    const stack = [
+      'Error: card declined',
       '    at charge (file:///app/handlers.js:12:11)',
-      '    at TaskRunner.run (file:///app/node_modules/weft/dist/worker/task-runner.js:1:1)',
+      weftFrame,
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    ].join('\n');
+    const failed = (state: JobView['state']) =>
+      job({
+        state,
+        collation: '76',
+        activities: [
+          activity({
+            id: 'pay',
+            position: 1,
+            digit: 7,
+            state: 'Errored',
+            attempts: 3,
+            error: { name: 'Error', message: 'card declined', stack },
+          }),
+          // An error its `on: error` path handled: in the table, never with a stack here.
+          activity({
+            id: 'email',
+            position: 2,
+            digit: 6,
+            state: 'Completed',
+            attempts: 1,
+            error: {
+              name: 'Error',
+              message: 'smtp down',
+              stack: 'Error: smtp down\n    at send (file:///app/handlers.js:3:9)',
+            },
+          }),
+        ],
+        error: { name: 'Error', message: 'activity pay failed: card declined', activity: 'pay' },
+      });
+    const lines = formatJobView(failed('FAILURE')).split('\n');
+    expect(lines.filter((l) => l.startsWith('error in ') || l.startsWith('    at '))).toEqual([
+      'error in pay (attempt 3): Error: card declined',
+      '    at charge (file:///app/handlers.js:12:11)',
+    ]);
+    expect(lines.at(-1)).toBe('error Error: activity pay failed: card declined');
+    // A job that succeeded after an error path, or still runs: the table says it, no stack.
+    expect(formatJobView(failed('SUCCESS'))).not.toMatch(/^error in |^ {4}at /m);
+    expect(formatJobView(failed('RUNNING'))).not.toMatch(/^error in |^ {4}at /m);
+    const verbose = formatJobView(failed('SUCCESS'), { verbose: true }).split('\n');
+    expect(verbose.filter((l) => l.startsWith('error in ') || l.startsWith('    at '))).toEqual([
+      'error in pay (attempt 3): Error: card declined',
+      '    at charge (file:///app/handlers.js:12:11)',
+      weftFrame,
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+      'error in email (attempt 1): Error: smtp down',
+      '    at send (file:///app/handlers.js:3:9)',
     ]);
   });
 

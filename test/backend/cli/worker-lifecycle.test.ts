@@ -150,7 +150,7 @@ describe.skipIf(skipBackend)(`weft run and Ctrl-C (${backend})`, () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(130);
     expect(run.err()).toContain(`job ${job} is RUNNING`);
-    expect(run.err()).toContain(`weft run ${wf} --id ${job}`);
+    expect(run.err()).toContain(`Resume it with: npx weft run ${wf} --id ${job}`);
 
     // SIGTERM ends a resumed run the same way, with 143.
     const again = launch(['run', wf, '--id', job]);
