@@ -39,7 +39,7 @@ function jsonSize(value: Json, limit: number): number {
     else if (item === null || typeof item !== 'object') size += 8;
     else if (Array.isArray(item)) {
       size += 2 + item.length;
-      stack.push(...item);
+      for (const child of item) stack.push(child);
     } else {
       for (const [key, child] of Object.entries(item)) {
         size += key.length + 4;
