@@ -9,6 +9,8 @@ export {
   type HistoryOptions,
   type JobResult,
   type ResultOptions,
+  type StartArgs,
+  type Started,
   type StartedJob,
   type StartInput,
   type StartOptions,
