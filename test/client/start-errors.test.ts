@@ -81,7 +81,7 @@ beforeAll(() => {
       related: (d.relatedInformation ?? []).map(text),
     };
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
