@@ -356,7 +356,7 @@ export interface WorkerPresence {
 /** Messages of one stream that nobody holds and that have been claimable for a while (`waitingStreams`). */
 export interface WaitingStream {
   stream: string;
-  /** How many. */
+  /** How many, counted up to `WAITING_COUNT_CAP` (1,000): a count stops there. */
   messages: number;
   /** When the longest-waiting one became claimable (epoch ms). */
   since: number;

@@ -299,12 +299,18 @@ export interface StoreTx {
   /** Forgets every worker whose last heartbeat is before `before` (they died); returns how many. */
   pruneWorkers(before: number): Promise<number>;
   /**
-   * For each stream whose name starts with `prefix`: its messages nobody holds (never
-   * claimed, given back, or their lease ran out) that have been claimable since `before`
-   * or earlier — how many, since when, and the job of the longest-waiting one. Streams
-   * with none are left out; in stream order.
+   * For each stream whose name starts with `prefix`, except those in `skip`: its messages
+   * nobody holds (never claimed, given back, or their lease ran out) that have been
+   * claimable since `before` or earlier — how many (counted up to
+   * 1,000: `WAITING_COUNT_CAP` in `stream-prefix.ts`), since when, and the job of the longest-waiting one.
+   * Streams with none are left out; in stream order. A few index probes per stream of
+   * the prefix, however many messages they hold.
    */
-  waitingStreams(prefix: string, before: number): Promise<WaitingStream[]>;
+  waitingStreams(
+    prefix: string,
+    before: number,
+    skip?: readonly string[],
+  ): Promise<WaitingStream[]>;
 }
 
 /** What a notice listener is told about. */

@@ -5,6 +5,9 @@
  */
 import { ValidationError } from '../core/errors.js';
 
+/** `waitingStreams` counts a stream's waiting messages up to this many. */
+export const WAITING_COUNT_CAP = 1000;
+
 /** The range `[start, end)` holding exactly the names that start with `prefix`. */
 export function prefixRange(prefix: string): { start: string; end: string } {
   if (prefix.length === 0) throw new ValidationError('must not be empty', 'stream prefix');

@@ -15,6 +15,7 @@ import { toErrorRecord } from '../core/errors.js';
 import { servedSince, windowWords } from '../models/served-work.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { WAITING_COUNT_CAP } from '../store/stream-prefix.js';
 import { logWarning, type WorkerLogger } from './worker-options.js';
 
 /** What a worker serves, read at each heartbeat (an agent server's grows as agents register). */
@@ -116,19 +117,20 @@ export class Presence {
   private async watch(now: number): Promise<void> {
     const { store, windowMs, logger } = this.options;
     const since = now - windowMs;
-    const waiting = await store.waitingStreams(TASK_PREFIX, since);
-    if (waiting.length === 0) return;
     const served = await servedSince(store, since);
+    // Served streams are skipped, however long their backlog.
+    const skip = [...served.tasks].map((task) => `${TASK_PREFIX}${task}`);
+    const waiting = await store.waitingStreams(TASK_PREFIX, since, skip);
+    const unserved = new Set(waiting.map((w) => w.stream.slice(TASK_PREFIX.length)));
+    for (const task of this.logged.keys()) if (!unserved.has(task)) this.logged.delete(task);
     for (const stream of waiting) {
       const task = stream.stream.slice(TASK_PREFIX.length);
-      if (served.tasks.has(task)) {
-        this.logged.delete(task);
-        continue;
-      }
       if (now - (this.logged.get(task) ?? Number.NEGATIVE_INFINITY) < LOG_AGAIN_MS) continue;
       this.logged.set(task, now);
       const job = stream.job ? `job ${stream.job}` : 'a job';
-      const others = stream.messages > 1 ? ` (${stream.messages} messages wait for it)` : '';
+      const count =
+        stream.messages >= WAITING_COUNT_CAP ? `${stream.messages} or more` : stream.messages;
+      const others = stream.messages > 1 ? ` (${count} messages wait for it)` : '';
       logWarning(
         logger,
         `${job} waits for task ${task} — no worker has served task ${task} in the last ${windowWords(windowMs)}${others}`,

@@ -232,7 +232,7 @@ export class PostgresStoreTx implements StoreTx {
   pruneWorkers(before: number) {
     return this.invoke(ONE, (db) => workers.pruneWorkers(db, before));
   }
-  waitingStreams(prefix: string, before: number) {
-    return this.invoke(ONE, (db) => workers.waitingStreams(db, prefix, before));
+  waitingStreams(prefix: string, before: number, skip?: readonly string[]) {
+    return this.invoke(ONE, (db) => workers.waitingStreams(db, prefix, before, skip));
   }
 }

@@ -316,7 +316,7 @@ export class BoundStoreTx implements StoreTx {
   pruneWorkers(before: number) {
     return this.invoke(W, () => this.ops.workers.pruneWorkers(before));
   }
-  waitingStreams(prefix: string, before: number) {
-    return this.invoke(R, () => this.ops.workers.waitingStreams(prefix, before));
+  waitingStreams(prefix: string, before: number, skip?: readonly string[]) {
+    return this.invoke(R, () => this.ops.workers.waitingStreams(prefix, before, skip));
   }
 }

@@ -84,36 +84,41 @@ output: brown.output
 
 const MISSPELT = `export default { async browm() { return { colour: 'brown' }; } };`;
 
-/** Serves `brown`, slowly when BROWN_MS says so. */
-const SERVES_BROWN = `export default {
+/** Serves `brown` once a file named "release" exists in its folder. */
+const SERVES_BROWN = `import { existsSync } from 'node:fs';
+export default {
   async brown() {
-    await new Promise((resolve) => setTimeout(resolve, Number(process.env.BROWN_MS ?? 0)));
+    while (!existsSync('release')) await new Promise((resolve) => setTimeout(resolve, 50));
     return { colour: 'brown' };
   },
 };`;
 
 /**
- * A trip that dispatches `notify` (succeeds) and `audit` (fails), each after `ms`, then
- * waits for event `go` when `wait` is set, and books.
+ * A trip that dispatches `notify` (succeeds) and `audit` (fails) — both held, with
+ * `hold`, until a file named "release" exists — then waits for event `go` when `wait` is
+ * set, and books.
  */
 const TRIP = `
+import { existsSync } from 'node:fs';
 import { defineTask, defineWorkflow, Workflow } from ${JSON.stringify(LIBRARY)};
 
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function held(input) {
+  while (input.hold && !existsSync('release')) await new Promise((r) => setTimeout(r, 50));
+}
 export const notify = defineTask('notify', async (input) => {
-  await pause(input.ms);
+  await held(input);
   return { sent: input.to };
 });
 export const audit = defineTask('audit', async (input) => {
-  await pause(input.ms);
+  await held(input);
   throw new Error('audit log is down');
 });
 export const book = defineTask('book', async (input) => ({ booked: input.id }));
 
 export const trip = defineWorkflow('trip', class extends Workflow {
   async handle(input) {
-    await this.dispatch(notify, { to: 'ana', ms: input.ms });
-    await this.dispatch(audit, { ms: input.ms });
+    await this.dispatch(notify, { to: 'ana', hold: input.hold });
+    await this.dispatch(audit, { hold: input.hold });
     if (input.wait) await this.waitForEvent('go');
     return await this.execute(book, { id: input.id });
   }
@@ -147,10 +152,9 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
       lacking.err().includes(`job ${job} waits for task brown — ${NOTE}`),
     );
 
-    // A worker that serves brown (slowly): the note goes, though the job still waits.
-    const serving = launch(['worker', '--handlers', file('brown.mjs', SERVES_BROWN)], {
-      BROWN_MS: '6000',
-    });
+    // A worker that serves brown (held until released): the note goes, though the job
+    // still waits.
+    const serving = launch(['worker', '--handlers', file('brown.mjs', SERVES_BROWN)]);
     await until('the task to start', async () => {
       const rows = await rawSql(storeUrl, 'SELECT id, tasks FROM weft_workers');
       return rows.length === 2 && (await status(job)).waitingFor.every((w) => !w.includes(NOTE));
@@ -164,6 +168,7 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
     expect(rows.map((r) => (typeof r.tasks === 'string' ? JSON.parse(r.tasks) : r.tasks))).toEqual([
       ['brown'],
     ]);
+    file('release', '');
     const result = await weft(['result', job, '--wait', '--timeout', '30000']);
     expect(result).toMatchObject({ code: 0, out: '{"colour":"brown"}' });
     serving.child.kill('SIGTERM');
@@ -173,7 +178,7 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
   it('dispatched tasks show their end in status and history while the job runs', async () => {
     const worker = launch(['worker', '--handlers', file('trip.mjs', TRIP)]);
     await until('the worker to run', () => worker.err().includes('running on'));
-    const begun = await weft(['start', 'trip', '--input', '[{"id":"T1","ms":0,"wait":true}]']);
+    const begun = await weft(['start', 'trip', '--input', '[{"id":"T1","wait":true}]']);
     expect(begun.code, begun.err).toBe(0);
     const job = begun.out.split('\n').at(-1) as string;
     await until('both dispatched tasks to end', async () => {
@@ -223,11 +228,16 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
   it('dispatched tasks that end after their job show in status and history', async () => {
     const worker = launch(['worker', '--handlers', file('trip.mjs', TRIP)]);
     await until('the worker to run', () => worker.err().includes('running on'));
-    const begun = await weft(['start', 'trip', '--input', '[{"id":"T2","ms":2500}]']);
+    const begun = await weft(['start', 'trip', '--input', '[{"id":"T2","hold":true}]']);
     expect(begun.code, begun.err).toBe(0);
     const job = begun.out.split('\n').at(-1) as string;
     const result = await weft(['result', job, '--wait', '--timeout', '30000']);
     expect(result).toMatchObject({ code: 0, out: '{"booked":"T2"}' });
+    // The job has ended; its dispatched tasks still run.
+    const text = (await weft(['status', job])).out;
+    expect(text).toContain('dispatched task notify still running after the job ended');
+    expect(text).toContain('dispatched task audit still running after the job ended');
+    file('release', '');
 
     await until('both dispatched tasks to end', async () => {
       const view = await status(job);

@@ -3,7 +3,7 @@
  * its start, later ones replace what it serves), the live ones are those heard from
  * since a time, a clean stop forgets one, dead ones are pruned; and the streams whose
  * messages have waited unheld since a time, by name prefix, with the longest-waiting
- * message's job.
+ * message's job, skipping the streams it is told to skip.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
@@ -118,6 +118,23 @@ describe('workers', () => {
     });
     expect(await store.waitingStreams('engine', T0)).toEqual([
       { stream: 'engine', messages: 1, since: T0, job: 'j4' },
+    ]);
+  });
+
+  it('skips the streams it is told to, and counts up to 1,000', async () => {
+    await store.append(
+      Array.from({ length: 1_005 }, (_, i) => ({ stream: 'task:busy', job: `b${i}`, payload: i })),
+    );
+    await store.append([{ stream: 'task:brown', job: 'j1', payload: 1 }]);
+    await store.append([{ stream: 'task:zed', job: 'z1', payload: 1 }]);
+    expect(await store.waitingStreams('task:', T0)).toEqual([
+      { stream: 'task:brown', messages: 1, since: T0, job: 'j1' },
+      { stream: 'task:busy', messages: 1_000, since: T0, job: 'b0' },
+      { stream: 'task:zed', messages: 1, since: T0, job: 'z1' },
+    ]);
+    expect(await store.waitingStreams('task:', T0, ['task:busy', 'task:nothing'])).toEqual([
+      { stream: 'task:brown', messages: 1, since: T0, job: 'j1' },
+      { stream: 'task:zed', messages: 1, since: T0, job: 'z1' },
     ]);
   });
 

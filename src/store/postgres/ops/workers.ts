@@ -3,7 +3,7 @@
  * and the streams whose messages have been waiting, unheld, since a given time.
  */
 import type { NewWorkerPresence, WaitingStream, WorkerPresence } from '../../records.js';
-import { prefixRange } from '../../stream-prefix.js';
+import { prefixRange, WAITING_COUNT_CAP } from '../../stream-prefix.js';
 import { type Db, ms, sql } from './context.js';
 
 interface WorkerRow {
@@ -39,14 +39,28 @@ const LIST = sql(
   `SELECT * FROM weft_workers WHERE $1::bigint IS NULL OR heartbeat_at >= $1::bigint ORDER BY id`,
 );
 const PRUNE = sql('worker_prune', 'DELETE FROM weft_workers WHERE heartbeat_at < $1');
-// A held message's available_at is its lease's end, so "claimable since $3" is one range
-// of the claim index; DISTINCT ON keeps each stream's longest-waiting message.
+// The streams of a prefix by a skip over the claim index (one probe each, however many
+// messages they hold), then, for those not skipped, the longest-waiting claimable message
+// and a count up to $4. A held message's available_at is its lease's end, so "claimable
+// since $3" is one range of the same index.
 const WAITING = sql(
   'worker_waiting_streams',
-  `SELECT DISTINCT ON (stream) stream, job, available_at AS since,
-     count(*) OVER (PARTITION BY stream)::int AS messages
-   FROM weft_messages WHERE stream >= $1 AND stream < $2 AND available_at <= $3
-   ORDER BY stream, available_at, id`,
+  `WITH RECURSIVE s(stream) AS (
+     SELECT min(stream) FROM weft_messages WHERE stream >= $1 AND stream < $2
+     UNION ALL
+     SELECT (SELECT min(m.stream) FROM weft_messages m WHERE m.stream > s.stream AND m.stream < $2)
+     FROM s WHERE s.stream IS NOT NULL
+   ), wanted AS (
+     SELECT stream FROM s WHERE stream IS NOT NULL AND NOT (stream = ANY($5::text[]))
+   )
+   SELECT w.stream, o.job, o.available_at AS since,
+     (SELECT count(*) FROM (SELECT 1 FROM weft_messages c
+        WHERE c.stream = w.stream AND c.available_at <= $3 LIMIT $4) n)::int AS messages
+   FROM wanted w
+   JOIN LATERAL (SELECT job, available_at FROM weft_messages o
+     WHERE o.stream = w.stream AND o.available_at <= $3
+     ORDER BY available_at, id LIMIT 1) o ON true
+   ORDER BY w.stream`,
 );
 
 /** Worker presence operations. */
@@ -74,14 +88,19 @@ export const workers = {
     return db.count(PRUNE, [ms(before)]);
   },
 
-  async waitingStreams(db: Db, prefix: string, before: number): Promise<WaitingStream[]> {
+  async waitingStreams(
+    db: Db,
+    prefix: string,
+    before: number,
+    skip: readonly string[] = [],
+  ): Promise<WaitingStream[]> {
     const { start, end } = prefixRange(prefix);
     const rows = await db.rows<{
       stream: string;
       job: string | null;
       since: string | number;
       messages: number;
-    }>(WAITING, [start, end, ms(before)]);
+    }>(WAITING, [start, end, ms(before), WAITING_COUNT_CAP, [...skip]]);
     return rows.map((r) => ({
       stream: r.stream,
       messages: r.messages,

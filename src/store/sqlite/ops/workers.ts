@@ -3,7 +3,7 @@
  * and the streams whose messages have been waiting, unheld, since a given time.
  */
 import type { NewWorkerPresence, WaitingStream, WorkerPresence } from '../../records.js';
-import { prefixRange } from '../../stream-prefix.js';
+import { prefixRange, WAITING_COUNT_CAP } from '../../stream-prefix.js';
 import { fromJson, type OpsContext, type Statement } from './context.js';
 
 interface WorkerRow {
@@ -41,11 +41,17 @@ export class SqliteWorkers {
       all: p('SELECT * FROM weft_workers ORDER BY id'),
       since: p('SELECT * FROM weft_workers WHERE heartbeat_at >= ? ORDER BY id'),
       prune: p('DELETE FROM weft_workers WHERE heartbeat_at < ?'),
+      // The streams of a prefix, one index probe each (a skip over the claim index).
+      first: p(`SELECT stream FROM weft_messages WHERE stream >= ? AND stream < ?
+        ORDER BY stream LIMIT 1`),
+      next: p(`SELECT stream FROM weft_messages WHERE stream > ? AND stream < ?
+        ORDER BY stream LIMIT 1`),
       // A held message's available_at is its lease's end, so "claimable since `before`"
-      // is one range of the claim index. SQLite takes `job` from the row with the minimum.
-      waiting: p(`SELECT stream, count(*) AS messages, min(available_at) AS since, job
-        FROM weft_messages WHERE stream >= ? AND stream < ? AND available_at <= ?
-        GROUP BY stream ORDER BY stream`),
+      // is one range of the claim index.
+      oldest: p(`SELECT job, available_at FROM weft_messages
+        WHERE stream = ? AND available_at <= ? ORDER BY available_at, id LIMIT 1`),
+      count: p(`SELECT count(*) FROM (SELECT 1 FROM weft_messages
+        WHERE stream = ? AND available_at <= ? LIMIT ?)`).pluck(),
     };
   }
 
@@ -74,19 +80,24 @@ export class SqliteWorkers {
     return this.s.prune?.run(before).changes ?? 0;
   }
 
-  waitingStreams(prefix: string, before: number): WaitingStream[] {
+  waitingStreams(prefix: string, before: number, skip: readonly string[] = []): WaitingStream[] {
     const { start, end } = prefixRange(prefix);
-    const rows = this.s.waiting?.all(start, end, before) as {
-      stream: string;
-      messages: number;
-      since: number;
-      job: string | null;
-    }[];
-    return rows.map((r) => ({
-      stream: r.stream,
-      messages: r.messages,
-      since: r.since,
-      job: r.job,
-    }));
+    const skipped = new Set(skip);
+    const out: WaitingStream[] = [];
+    let row = this.s.first?.get(start, end) as { stream: string } | undefined;
+    while (row) {
+      const { stream } = row;
+      if (!skipped.has(stream)) {
+        const oldest = this.s.oldest?.get(stream, before) as
+          | { job: string | null; available_at: number }
+          | undefined;
+        if (oldest) {
+          const messages = this.s.count?.get(stream, before, WAITING_COUNT_CAP) as number;
+          out.push({ stream, messages, since: oldest.available_at, job: oldest.job });
+        }
+      }
+      row = this.s.next?.get(stream, end) as { stream: string } | undefined;
+    }
+    return out;
   }
 }
