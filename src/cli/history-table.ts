@@ -27,6 +27,7 @@ const WORDED = new Set([
   'modified',
   'decision',
   'collation',
+  'retryInMs',
 ]);
 
 /** One work, wait or event a code-first decision added: `+task reserve`. */
@@ -58,6 +59,7 @@ export function describeChange(change: HistoryChange): string {
   if (change.added?.length) parts.push(change.added.map(describeAdded).join(' '));
   if (change.modified) parts.push(`modified: ${change.modified}`);
   if (change.error) parts.push(`error ${change.error}`);
+  if (typeof change.retryInMs === 'number') parts.push(`retry in ${change.retryInMs} ms`);
   for (const [key, value] of Object.entries(change)) {
     if (!WORDED.has(key) && value !== undefined) parts.push(`${key}=${JSON.stringify(value)}`);
   }
