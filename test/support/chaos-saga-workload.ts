@@ -25,6 +25,7 @@ activities:
         kind: task
         task: chaos-charge
         revert: chaos-undo
+        retry: { attempts: 1 }
         input: "{ 'n': input.n, 'attempt': retry.attempt }"
     transitions: { hold: [charge] }
     output: "{ 'attempt': retry.attempt }"
