@@ -29,6 +29,7 @@ const WORDED = new Set([
   'collation',
   'dispatched',
   'afterEnd',
+  'retryInMs',
 ]);
 
 /** One work, wait or event a code-first decision added: `+task reserve`. */
@@ -61,6 +62,7 @@ export function describeChange(change: HistoryChange): string {
   if (change.modified) parts.push(`modified: ${change.modified}`);
   if (change.error) parts.push(`error ${change.error}`);
   if (change.afterEnd) parts.push('after the job ended');
+  if (typeof change.retryInMs === 'number') parts.push(`retry in ${change.retryInMs} ms`);
   for (const [key, value] of Object.entries(change)) {
     if (!WORDED.has(key) && value !== undefined) parts.push(`${key}=${JSON.stringify(value)}`);
   }

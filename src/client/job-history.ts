@@ -19,8 +19,10 @@ export interface HistoryChange {
   collation?: string;
   /** The status the step wrote on its activity (graph), or a work's (`started`, `completed`, `failed`). */
   status?: string;
-  /** Graph: the attempt the step wrote on its activity. */
+  /** The attempt the step wrote on its activity (graph), a task's next attempt (`retrying`), or the attempt that began (`attempt`). */
   attempt?: number;
+  /** A failed attempt is retried: the next one is not claimed before this many ms. */
+  retryInMs?: number;
   /** An error the step recorded, as `Name: message`. */
   error?: string;
   /** The job's state, when the step moved it (`start`, `end`, `cancel`, `reopen`…). */

@@ -33,6 +33,19 @@ describe('history table', () => {
       'charge  failed  error Error: declined',
     );
     expect(describeChange({ state: 'SUCCESS' })).toBe('SUCCESS');
+    // A retried attempt says how long the next one waits; an attempt's start, which it is.
+    expect(
+      describeChange({
+        name: 'charge',
+        status: 'retrying',
+        attempt: 2,
+        error: 'Error: x',
+        retryInMs: 1000,
+      }),
+    ).toBe('charge  retrying attempt 2  error Error: x  retry in 1000 ms');
+    expect(describeChange({ name: 'charge', status: 'started', attempt: 3 })).toBe(
+      'charge  started attempt 3',
+    );
     expect(describeChange({ extra: [1] })).toBe('extra=[1]');
   });
 

@@ -45,10 +45,14 @@ const charge = defineTask(
   },
   { revert: refund },
 );
-const ship = defineTask('ship', async () => {
-  logged('ship');
-  throw new Error('no courier');
-});
+const ship = defineTask(
+  'ship',
+  async () => {
+    logged('ship');
+    throw new Error('no courier');
+  },
+  { retry: { attempts: 1 } },
+);
 
 export const crashSaga = defineWorkflow(
   'crash-saga',

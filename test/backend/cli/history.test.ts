@@ -81,17 +81,25 @@ describe.skipIf(skipBackend)('weft history', () => {
       ['1', 'start', '-'],
       ['2', 'enter', 'start'],
       ['3', 'enter', 'call'],
-      ['4', 'task', 'call'],
+      ['4', 'attempt', 'call'],
       ['5', 'task', 'call'],
-      ['6', 'enter', 'done'],
-      ['7', 'task', 'done'],
-      ['8', 'end', '-'],
+      ['6', 'attempt', 'call'],
+      ['7', 'task', 'call'],
+      ['8', 'enter', 'done'],
+      ['9', 'attempt', 'done'],
+      ['10', 'task', 'done'],
+      ['11', 'end', '-'],
     ]);
     for (const row of rows.slice(1)) expect(row[1]).toMatch(ISO);
     // The change column: digits moved, status and attempt, errors, the key after.
     expect(table.out).toMatch(/ start +- +RUNNING flaky@1 {2}key 999000000000000 +\(client\)/);
     expect(table.out).toContain('call 9→8  RUNNING attempt 1  key 896000000000000');
-    expect(table.out).toContain('attempt 2  error Error: flaky  key 896000000000000');
+    expect(table.out).toContain(
+      'attempt 2  error Error: flaky  retry in 10 ms  key 896000000000000',
+    );
+    // Each attempt's start, when a worker claimed it.
+    expect(table.out).toContain('call  started attempt 1');
+    expect(table.out).toContain('call  started attempt 2');
     expect(table.out).toContain('call 8→6  SUCCESS  key 696000000000000');
     expect(table.out).toContain('done 8→6  SUCCESS  key 666000000000000');
     // The steps name the worker `weft run` ran (its consumer id), the start the client.
@@ -103,7 +111,7 @@ describe.skipIf(skipBackend)('weft history', () => {
     const json = await weft(['history', id, '--json']);
     expect(json.code, json.err).toBe(0);
     const entries = JSON.parse(json.out) as JobHistoryEntry[];
-    expect(entries).toHaveLength(8);
+    expect(entries).toHaveLength(11);
     expect(Object.keys(entries[0] as object).sort()).toEqual(
       ['activity', 'at', 'change', 'dimension', 'kind', 'seq', 'worker'].sort(),
     );
@@ -118,10 +126,10 @@ describe.skipIf(skipBackend)('weft history', () => {
     const status = JSON.parse((await weft(['status', id, '--json'])).out) as {
       collation: string;
     };
-    expect(entries[6]?.change.collation).toBe(status.collation);
+    expect(entries[9]?.change.collation).toBe(status.collation);
 
-    const page = await weft(['history', id, '--after', '6', '--json']);
-    expect((JSON.parse(page.out) as JobHistoryEntry[]).map((e) => e.seq)).toEqual([7, 8]);
+    const page = await weft(['history', id, '--after', '9', '--json']);
+    expect((JSON.parse(page.out) as JobHistoryEntry[]).map((e) => e.seq)).toEqual([10, 11]);
   });
 
   it('exits 1 naming a job that does not exist', async () => {

@@ -42,7 +42,7 @@ activities:
   start:   { kind: trigger }
   reserve: { kind: task, revert: release }
   charge:  { kind: task, revert: refund }
-  ship:    { kind: task, revert: unship }
+  ship:    { kind: task, revert: unship, retry: { attempts: 1 } }
 transitions:
   start: [reserve]
   reserve: [charge]

@@ -69,7 +69,7 @@ function saga(onFailure: 'revert' | 'fail', options: { failRefund?: boolean } = 
       log.push('ship');
       throw new Error('no courier');
     },
-    { revert: unship },
+    { revert: unship, retry: { attempts: 1 } },
   );
   const workflow = defineWorkflow(
     `saga-${onFailure}${options.failRefund ? '-badrefund' : ''}`,

@@ -73,7 +73,7 @@ transitions:
 workflow: compensate
 activities:
   start:  { kind: trigger }
-  charge: { kind: task }
+  charge: { kind: task, retry: { attempts: 1 } }
   refund: { kind: task, input: "{ 'why': charge.error.message }" }
   ship:   { kind: task }
 transitions:
@@ -114,7 +114,7 @@ transitions:
 workflow: unhandled
 activities:
   start: { kind: trigger }
-  boom:  { kind: task }
+  boom:  { kind: task, retry: { attempts: 1 } }
   after: { kind: task }
 transitions:
   start: [boom]

@@ -69,13 +69,16 @@ describe.skipIf(skipBackend)('job history', () => {
       [1, 'start', null],
       [2, 'enter', 'start'],
       [3, 'enter', 'call'],
-      [4, 'task', 'call'],
+      [4, 'attempt', 'call'],
       [5, 'task', 'call'],
-      [6, 'enter', 'done'],
-      [7, 'task', 'done'],
-      [8, 'end', null],
+      [6, 'attempt', 'call'],
+      [7, 'task', 'call'],
+      [8, 'enter', 'done'],
+      [9, 'attempt', 'done'],
+      [10, 'task', 'done'],
+      [11, 'end', null],
     ]);
-    const [start, , enterCall, retry, success, , last, end] = history;
+    const [start, , enterCall, first, retry, second, success, , , last, end] = history;
     expect(start).toMatchObject({ worker: null, change: { state: 'RUNNING', workflow: 'flaky' } });
     expect(start?.change.collation).toMatch(/^999/);
     expect(enterCall?.change).toMatchObject({
@@ -84,7 +87,16 @@ describe.skipIf(skipBackend)('job history', () => {
       attempt: 1,
     });
     // The failed first attempt: the activity stays started, its next attempt scheduled.
-    expect(retry?.change).toMatchObject({ digits: {}, attempt: 2, error: 'Error: flaky' });
+    expect(retry?.change).toMatchObject({
+      digits: {},
+      attempt: 2,
+      error: 'Error: flaky',
+      retryInMs: 10,
+    });
+    // Each attempt's start, when the worker claimed it: the second no earlier than its backoff.
+    expect(first?.change).toEqual({ name: 'call', status: 'started', attempt: 1 });
+    expect(second?.change).toEqual({ name: 'call', status: 'started', attempt: 2 });
+    expect(Date.parse(second?.at ?? '') - Date.parse(first?.at ?? '')).toBeGreaterThanOrEqual(10);
     expect(success?.change).toMatchObject({ digits: { call: [8, 6] }, status: 'SUCCESS' });
     // The last step's key is the job's final key; the end line says how it ended.
     const view = await client.status(job.id);
@@ -147,6 +159,9 @@ transitions:
     ).toEqual([
       [work, 'started'],
       [work, 'completed'],
+    ]);
+    expect(history.filter((e) => e.kind === 'attempt')).toMatchObject([
+      { activity: work, worker: 'worker-1', change: { name: 'reserve', attempt: 1 } },
     ]);
     expect(history.at(-1)).toMatchObject({
       kind: 'end',

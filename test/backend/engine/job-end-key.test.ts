@@ -71,7 +71,7 @@ const compensate = (errorPath: string) => `
 workflow: compensate
 activities:
   start:  { kind: trigger }
-  charge: { kind: task }
+  charge: { kind: task, retry: { attempts: 1 } }
   refund: { kind: task }
   ship:   { kind: task }
 transitions:
@@ -101,7 +101,7 @@ describe('the final key tells how a job ended', () => {
   });
 
   it('a plain failing task ends on 7: FAILURE 766366000000000', async () => {
-    const view = await end(fox('{ kind: task }'), foxHandlers);
+    const view = await end(fox('{ kind: task, retry: { attempts: 1 } }'), foxHandlers);
     expect(view.state).toBe('FAILURE');
     expect(view.collation).toBe('766366000000000');
     expect(view.error?.message).toContain('indigestion');

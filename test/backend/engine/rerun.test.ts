@@ -20,7 +20,7 @@ activities:
   go:     { kind: trigger }
   fetch:  { kind: task, input: "{ 'n': input.n }" }
   left:   { kind: task, input: "{ 'v': fetch.output.v }" }
-  right:  { kind: task, input: "{ 'v': fetch.output.v }" }
+  right:  { kind: task, input: "{ 'v': fetch.output.v }", retry: { attempts: 1 } }
   sum:    { kind: task, input: "{ 'l': left.output, 'r': right.output }" }
   gate:   { kind: hook, signal: open }
 transitions:

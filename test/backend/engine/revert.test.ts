@@ -12,6 +12,7 @@ import type { Json } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/store.js';
 import type { TaskHandlers } from '../../../src/worker/task-handler.js';
 import { EngineStepper } from '../../support/engine-stepper.js';
+import { singleAttempt } from '../../support/single-attempt.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 let store: Store;
@@ -27,7 +28,7 @@ beforeEach(async () => {
 afterEach(async () => close());
 
 async function run(yaml: string, handlers: TaskHandlers, input: Json = { order: 'A1' }) {
-  const wf = compileWorkflow(yaml);
+  const wf = singleAttempt(compileWorkflow(yaml));
   await client.deploy(wf);
   const job = await client.start(wf.workflow, input);
   await new EngineStepper(store, handlers, clock).runUntilIdle();
@@ -135,7 +136,7 @@ describe('graph revert', () => {
       'revert: refund,',
       "revert: refund, retry: { attempts: 2, backoff: '1s' },",
     );
-    const wf = compileWorkflow(yaml);
+    const wf = singleAttempt(compileWorkflow(yaml));
     await client.deploy(wf);
     const job = await client.start(wf.workflow, {});
     const stepper = new EngineStepper(store, handlers, clock);

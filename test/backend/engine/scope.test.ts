@@ -10,6 +10,7 @@ import type { Json } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/store.js';
 import type { TaskHandlers } from '../../../src/worker/task-handler.js';
 import { EngineStepper } from '../../support/engine-stepper.js';
+import { singleAttempt } from '../../support/single-attempt.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 let store: Store;
@@ -23,7 +24,7 @@ beforeEach(async () => {
 afterEach(async () => close());
 
 async function run(yaml: string, handlers: TaskHandlers, input: Json = {}) {
-  const wf = compileWorkflow(yaml);
+  const wf = singleAttempt(compileWorkflow(yaml));
   await client.deploy(wf);
   const job = await client.start(wf.workflow, input);
   const stepper = new EngineStepper(store, handlers);

@@ -108,7 +108,7 @@ describe('seed 000: quick => brown => fox => (jumped|(slept => ate))', () => {
   });
 
   it('reaches the ERROR example and ends the job in FAILURE with the error', async () => {
-    const wf = foxWorkflow('{ kind: task }');
+    const wf = foxWorkflow('{ kind: task, retry: { attempts: 1 } }');
     await client.deploy(wf);
     const job = await client.start(wf.workflow, {});
     const stepper = new EngineStepper(store, handlers('slept'));

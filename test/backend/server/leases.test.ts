@@ -115,12 +115,25 @@ describe.skipIf(skipBackend)('weft serve: leases', () => {
   it('delivers a failed task to the decision as the seed onFailure', async () => {
     const job = await client.start('sum', [3, 4]);
     expect(await agent.step()).toBe('DecisionScheduled');
-    const task = await agent.job('?workflows=&tasks=double');
-    const failed = await agent.call('POST', `/tasks/${task.uuid}`, {
-      status: 'failed',
-      error: { code: 42, name: 'Boom', message: 'no doubling today', stacktrace: 'at x' },
-    });
-    expect(failed.body).toEqual({ status: 'recorded' });
+    const fail = async (attempt: number) => {
+      const task = await agent.job('?workflows=&tasks=double');
+      expect(task).toMatchObject({ action: 'TaskScheduled', attempt });
+      const failed = await agent.call('POST', `/tasks/${task.uuid}`, {
+        status: 'failed',
+        error: { code: 42, name: 'Boom', message: 'no doubling today', stacktrace: 'at x' },
+      });
+      expect(failed.body).toEqual({ status: 'recorded' });
+    };
+    // The default policy retries it (three attempts, 1 s then 2 s apart) before the
+    // decision hears of a failure; no attempt is handed out before its time.
+    await fail(1);
+    expect((await agent.job('?workflows=&tasks=double')).action).toBe('None');
+    await clock.advance(1000);
+    await fail(2);
+    await clock.advance(1999);
+    expect((await agent.job('?workflows=&tasks=double')).action).toBe('None');
+    await clock.advance(1);
+    await fail(3);
     // onStart(double), then onFailure(double) and handle again.
     expect(await agent.step()).toBe('DecisionScheduled');
     const offer = await agent.job();
