@@ -122,4 +122,39 @@ describe('expressions evaluated in the sandbox', () => {
       await worker.stop();
     }
   }, 120_000);
+
+  it('check a job input before its start: in place for a plain schema, in the sandbox for a pattern', async () => {
+    await client.deploy(
+      compileWorkflow(`
+workflow: typed
+input:
+  type: object
+  required: [n, code]
+  properties:
+    n: { type: number }
+    code: { type: string, pattern: "^[A-Z]{3}$" }
+activities:
+  start: { kind: trigger }
+`),
+    );
+    await client.deploy(
+      compileWorkflow(`
+workflow: plain
+input: { type: object, properties: { n: { type: number } } }
+activities:
+  start: { kind: trigger }
+`),
+    );
+    await expect(client.start('plain', { n: 'one' })).rejects.toMatchObject({
+      code: 'INVALID_JOB_INPUT',
+      where: 'input.n',
+    });
+    await expect(client.start('typed', { n: 1, code: 'abc' })).rejects.toMatchObject({
+      code: 'INVALID_JOB_INPUT',
+      where: 'input.code',
+    });
+    expect(await client.list({})).toEqual([]);
+    expect((await client.start('typed', { n: 1, code: 'ABC' })).state).toBe('RUNNING');
+    expect((await client.start('plain', { n: 1 })).state).toBe('RUNNING');
+  });
 });
