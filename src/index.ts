@@ -6,6 +6,7 @@ export {
   Client,
   type ClientOptions,
   type Deployment,
+  type EventOutcome,
   type HistoryOptions,
   type JobResult,
   type ResultOptions,

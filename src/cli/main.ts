@@ -20,7 +20,15 @@ import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import { packageVersion } from './package-version.js';
-import { formatJobList, formatJobView, type Output, printJson, processOutput } from './print.js';
+import {
+  ACTIVITY_ORDERS,
+  type ActivityOrder,
+  formatJobList,
+  formatJobView,
+  type Output,
+  printJson,
+  processOutput,
+} from './print.js';
 import { runCodeFirst } from './run-code-first.js';
 import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
@@ -243,8 +251,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .action(
       withStore(async (store, opts, job: string, name: string) => {
         const data = (parseJsonArgument(opts.data as string | undefined, '--data') ?? null) as Json;
-        await new Client(store).sendEvent(job, name, data);
+        const outcome = await new Client(store).sendEvent(job, name, data);
         output.out(`event ${name} sent`);
+        if (!outcome.awaited) output.err(unawaitedEvent(job, name, outcome.waitedFor));
         return 0;
       }),
     );
@@ -279,12 +288,29 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       '--verbose',
       "also print every activity error's whole stack and a code-first job's engine internals",
     )
+    .option(
+      '--order <order>',
+      `a graph job's activity rows: ${ACTIVITY_ORDERS.join(' or ')} (key: by digit position, the default; run: in the order they ran)`,
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, job: string) => {
+        const order = (opts.order as string | undefined) ?? 'key';
+        if (!(ACTIVITY_ORDERS as readonly string[]).includes(order)) {
+          throw new ValidationError(
+            `must be one of ${ACTIVITY_ORDERS.join(', ')}, got ${JSON.stringify(order)}`,
+            '--order',
+          );
+        }
         const view = await new Client(store).status(job);
         if (opts.json) printJson(output, view);
-        else output.out(formatJobView(view, { verbose: Boolean(opts.verbose) }));
+        else
+          output.out(
+            formatJobView(view, {
+              verbose: Boolean(opts.verbose),
+              order: order as ActivityOrder,
+            }),
+          );
         return 0;
       }),
     );
@@ -406,6 +432,18 @@ function describeDeployment(d: Deployment): string {
 /** What `weft start` says on stderr when it starts a workflow no one has deployed or registered. */
 function notRegisteredYet(workflow: string): string {
   return `no worker has registered workflow ${JSON.stringify(workflow)} yet; the job waits for a worker with its code (a graph workflow must be deployed first: weft deploy <file>)`;
+}
+
+/**
+ * What `weft event` says on stderr when no wait of the job waits for the event it sent: a
+ * misspelt name would pass silently otherwise (a code-first workflow declares no event
+ * names, so none is refused).
+ */
+function unawaitedEvent(job: string, name: string, waitedFor: readonly string[]): string {
+  const waits = waitedFor.length
+    ? `it waits for ${waitedFor.map((e) => `event ${e}`).join(', ')}`
+    : 'it waits for no event now';
+  return `warning: no wait of job ${job} waits for event ${JSON.stringify(name)} (${waits}); it goes only to the workflow's onEvent, if it has one. Check the name.`;
 }
 
 /**

@@ -36,7 +36,18 @@ export interface JobViewFormat {
   verbose?: boolean;
   /** Prefix of every line (child jobs are indented). */
   indent?: string;
+  /**
+   * The order of a graph job's activity rows: `key` (default), by digit position, so the
+   * key reads down the Digit column; `run`, in the order they ran (by start, else end).
+   */
+  order?: ActivityOrder;
 }
+
+/** The orders {@link formatJobView} lays a graph job's activities out in. */
+export const ACTIVITY_ORDERS = ['key', 'run'] as const;
+
+/** One of {@link ACTIVITY_ORDERS}. */
+export type ActivityOrder = (typeof ACTIVITY_ORDERS)[number];
 
 /**
  * A job as readable text: a header line, its times, what it waits for (in words), its
@@ -67,7 +78,9 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
       lines.push(`compositional ${view.compositional}`);
     }
   }
-  if (view.activities.length > 0) lines.push(...renderActivityTable(view.activities).split('\n'));
+  if (view.activities.length > 0) {
+    lines.push(...renderActivityTable(view.activities, options.order).split('\n'));
+  }
   for (const a of stackedActivities(view, Boolean(options.verbose))) {
     if (a.error?.stack) {
       const where = a.attempts > 0 ? `${a.id} (attempt ${a.attempts})` : a.id;
@@ -143,14 +156,20 @@ export function formatJobList(jobs: readonly JobView[]): string {
 
 /**
  * The activities of a job as a table. A graph job's rows go by digit position, so the key
- * reads against the table: position, activity, state and digit, then attempts and times
- * (UTC), and an error column when an activity has one. A code-first job's works (no
- * digits) go in the order they were scheduled.
+ * reads against the table (or, with `order` `run`, in the order they ran): position,
+ * activity, state and digit, then attempts and times (UTC), and an error column when an
+ * activity has one. A code-first job's works (no digits) go in the order they were
+ * scheduled.
  */
-export function renderActivityTable(activities: readonly ActivityView[]): string {
+export function renderActivityTable(
+  activities: readonly ActivityView[],
+  order: ActivityOrder = 'key',
+): string {
   const graph = activities.some((a) => a.position !== null);
   const rows = graph
-    ? [...activities].sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+    ? [...activities].sort(
+        order === 'run' ? byRun : (a, b) => (a.position ?? 0) - (b.position ?? 0),
+      )
     : [...activities];
   const time = (iso: string | null) => (iso ? iso.slice(11, 23) : '');
   const errors = rows.some((a) => a.error);
@@ -177,6 +196,21 @@ export function renderActivityTable(activities: readonly ActivityView[]): string
     `| ${cells.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join(' | ')} |`;
   const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
   return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+/**
+ * Execution order: by when each activity started (a trigger, which only ends, by when it
+ * ended); those that never ran last, by digit position.
+ */
+function byRun(a: ActivityView, b: ActivityView): number {
+  const at = (x: ActivityView) => x.startedAt ?? x.finishedAt;
+  const [ta, tb] = [at(a), at(b)];
+  if (ta !== tb) {
+    if (ta === null) return 1;
+    if (tb === null) return -1;
+    return ta < tb ? -1 : 1;
+  }
+  return (a.position ?? 0) - (b.position ?? 0);
 }
 
 /** A code-first instance's engine internals, for `weft status --verbose`: one line per branch. */

@@ -15,6 +15,7 @@ import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
+import { readInstance } from '../durable/stored-instance.js';
 import { settledTransaction } from '../engine/expression-plan.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import { isTimeoutMs } from '../engine/job-deadline.js';
@@ -100,6 +101,14 @@ export type StartArgs<W, I = unknown> =
 /** What `Client.start` returns: a typed {@link StartedJob} for a definition, else the record. */
 export type Started<W> =
   W extends WorkflowDefinition<unknown[], infer O> ? StartedJob<O> : JobRecord;
+
+/** What became of an event sent to a code-first job ({@link Client.sendEvent}). */
+export interface EventOutcome {
+  /** A wait of the job (`waitForEvent(name)`) was waiting for it, and now has it. */
+  awaited: boolean;
+  /** The events the job's waits were waiting for when it came, sorted. */
+  waitedFor: string[];
+}
 
 /** Carries a job's output type on its record; never set at run time. */
 declare const outputType: unique symbol;
@@ -306,12 +315,23 @@ export class Client {
     return this.store.deliverSignal(signalKey(jobId, name), data);
   }
 
-  /** Sends an event to a code-first instance: an `onEvent` branch, and any wait for it released. */
-  async sendEvent(jobId: string, name: string, data: Json = null): Promise<void> {
+  /**
+   * Sends an event to a code-first instance: an `onEvent` branch, and any wait for it
+   * released. An event no wait is waiting for is sent all the same (the workflow's
+   * `onEvent` gets it, if it has one): a code-first workflow declares no event names, so
+   * none is refused. The outcome says whether a wait was waiting for it, and which events
+   * the job's waits were waiting for, so a caller can warn of a misspelt name.
+   */
+  async sendEvent(jobId: string, name: string, data: Json = null): Promise<EventOutcome> {
     await this.durableJob(jobId, `event ${name}`);
-    await this.store.transaction((tx) =>
-      this.models.durable.act(tx, jobId, { type: 'onEvent', name, data }),
-    );
+    return this.store.transaction(async (tx) => {
+      const waits = (await readInstance(tx, jobId))?.waits ?? [];
+      const waitedFor = [
+        ...new Set(waits.map((w) => w.event).filter((e): e is string => e !== undefined)),
+      ].sort();
+      await this.models.durable.act(tx, jobId, { type: 'onEvent', name, data });
+      return { awaited: waitedFor.includes(name), waitedFor };
+    });
   }
 
   /**

@@ -257,9 +257,11 @@ export class TaskRunner {
         return live;
       });
     } catch (error) {
-      this.settings.logger.error(
-        'could not report task starts with their claim; claiming apart',
+      logWarning(
+        this.settings.logger,
+        `claiming tasks from ${stream} failed and was rolled back, so no work is lost (was the store restarted?); trying again, claiming first and recording the starts after`,
         toErrorRecord(error) as ErrorRecord,
+        { stream },
       );
       messages = await this.claim(stream, max);
       if (messages.length > 0) await store.transaction((tx) => report(tx, messages));

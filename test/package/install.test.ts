@@ -1,8 +1,10 @@
 /**
  * The package as a user meets it: `npm pack` the repository, `npm install` the tarball
  * into an empty project (dependencies from the npm cache, else the registry), then an
- * ES module imports `weft-engine` by name and runs a job, `npx weft --version` prints the
- * version, and TypeScript checks a typed `Client.start` against the installed types.
+ * ES module imports `weft-engine` by name and runs a job, the quickstart runs in a CommonJS
+ * project in its `main()` form (and its top-level await fails there as the page says),
+ * `npx weft --version` prints the version, and TypeScript checks a typed `Client.start`
+ * against the installed types.
  *
  * Install scripts are skipped (no native build in a test): the installed better-sqlite3
  * gets the binary this repository already built, the same version.
@@ -120,12 +122,40 @@ describe('the packed package, installed into a new project', () => {
       readFileSync(join(project, 'node_modules/weft-engine/package.json'), 'utf8'),
     ) as { name: string; version: string };
     expect(installed).toMatchObject({ name: 'weft-engine', version: manifest.version });
+    // The editor schema is where docs/workflows.md tells editors to find it.
+    const docs = readFileSync(join(ROOT, 'docs/workflows.md'), 'utf8');
+    const mapped = /"yaml\.schemas": \{ "\.\/(\S+)"/.exec(docs)?.[1] as string;
+    expect(mapped).toBe('node_modules/weft-engine/schema/workflow.schema.json');
+    const schema = JSON.parse(readFileSync(join(project, mapped), 'utf8')) as { $schema: string };
+    expect(schema.$schema).toMatch(/json-schema\.org/);
   });
 
   it("an ES module imports { Client, openStore, Worker } from 'weft-engine' and runs a job", async () => {
     writeFileSync(join(project, 'app.mjs'), APP);
     const { stdout } = await sh(project, process.execPath, ['app.mjs']);
     expect(stdout).toBe('SUCCESS HELLO, ANA\n');
+  }, 120_000);
+
+  it('the quickstart in a CommonJS project: top-level await fails as the page says; its main() form runs', async () => {
+    // The project's package.json has no "type": a .ts file there is CommonJS to tsx.
+    const doc = readFileSync(join(ROOT, 'docs/quickstart.md'), 'utf8');
+    const pieces = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+    const main = [...doc.matchAll(/^```ts commonjs\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+    expect(pieces).toHaveLength(5);
+    expect(main).toHaveLength(1);
+    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+    writeFileSync(join(project, 'quickstart.ts'), pieces.join('\n'));
+    const failed = await sh(project, process.execPath, [tsx, 'quickstart.ts']).then(
+      () => '',
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(failed).toContain(
+      'Top-level await is currently not supported with the "cjs" output format',
+    );
+    // Pieces 1–3 (after the imports) as they are, piece 4 as the page's main().
+    writeFileSync(join(project, 'quickstart-cjs.ts'), [...pieces.slice(0, 4), main[0]].join('\n'));
+    const ran = await sh(project, process.execPath, [tsx, 'quickstart-cjs.ts']);
+    expect(ran.stdout).toBe('SUCCESS R-8\nSUCCESS {"text":"Hello, Ana!"}\n');
   }, 120_000);
 
   it('npx weft --version prints the version; the command is weft', async () => {

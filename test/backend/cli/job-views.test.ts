@@ -202,6 +202,43 @@ describe.skipIf(skipBackend)('weft status', () => {
     ]);
   });
 
+  it('--order run lists the activities in the order they ran; key order is the default', async () => {
+    const run = await weft([
+      'run',
+      'examples/quick-brown-fox.yaml',
+      '--handlers',
+      'examples/quick-brown-fox.js',
+    ]);
+    expect(run.code, run.err).toBe(0);
+    const id = (run.out.match(/^job (\S+)/) as RegExpMatchArray)[1] as string;
+    const rows = (out: string) =>
+      out
+        .split('\n')
+        .map((l) => l.match(/^\| (\d+) \| (\w+) /))
+        .filter((m): m is RegExpMatchArray => m !== null)
+        .map((m) => m[2]);
+    expect(rows((await weft(['status', id])).out)).toEqual([
+      'ate',
+      'brown',
+      'fox',
+      'jumped',
+      'quick',
+      'slept',
+    ]);
+    // Skipped `jumped` never ran: last.
+    expect(rows((await weft(['status', id, '--order', 'run'])).out)).toEqual([
+      'quick',
+      'brown',
+      'fox',
+      'slept',
+      'ate',
+      'jumped',
+    ]);
+    const bad = await weft(['status', id, '--order', 'time']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe('error: --order: must be one of key, run, got "time"');
+  });
+
   it("says when each of a graph job's waits ends: a hook's timeout, a retry's backoff, a task's timeout", async () => {
     const path = file(
       'deadlines.yaml',
@@ -299,6 +336,16 @@ describe.skipIf(skipBackend)('weft status', () => {
     const verbose = await weft(['status', id, '--verbose']);
     expect(verbose.out).toMatch(/^instance \S+ {2}order {2}running \(decisions: run\)$/m);
     expect(verbose.out).toMatch(/^executions \[/m);
+
+    // An event no wait waits for (a typo) is sent, as any name is, and said on stderr.
+    const typo = await weft(['event', id, 'aprove']);
+    expect(typo.code).toBe(0);
+    expect(typo.out).toBe('event aprove sent');
+    expect(typo.err).toBe(
+      `warning: no wait of job ${id} waits for event "aprove" (it waits for event approved); it goes only to the workflow's onEvent, if it has one. Check the name.`,
+    );
+    const right = await weft(['event', id, 'approved', '--data', '{"by":"ana"}']);
+    expect(right).toMatchObject({ code: 0, out: 'event approved sent', err: '' });
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
+import { runWeft } from '../../support/weft-cli.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -139,7 +140,22 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
         expect(output().code, `${line} exited by itself: ${output().stderr}`).toBe('running');
         continue;
       }
+      if (/^npx weft event /.test(line)) {
+        // A person sends the event once the order waits for it (its stock reserved): one
+        // sent earlier goes to onEvent, not to the wait that starts later.
+        await waitFor(
+          async () => {
+            const view = await runWeft(['status', jobId as string, '--json'], {
+              store: location.url,
+            });
+            return view.code === 0 && view.out.includes('waits for event approved');
+          },
+          'the order to wait for its approval',
+          { timeoutMs: 120_000, intervalMs: 500 },
+        );
+      }
       let r = await run(line, jobId);
+      if (/^npx weft event /.test(line)) expect(r.stderr).not.toMatch(/warning/);
       if (/^npx weft status /.test(line)) {
         // The job reaches its hook once the worker ran its tasks: ask again until it has.
         const deadline = Date.now() + 60_000;
