@@ -9,6 +9,8 @@ export {
   type HistoryOptions,
   type JobResult,
   type ResultOptions,
+  type StartArgs,
+  type Started,
   type StartedJob,
   type StartInput,
   type StartOptions,
@@ -42,6 +44,14 @@ export type * from './store/records.js';
 export type { Notice, Store, StoreTx } from './store/store.js';
 export type { StoreOptions } from './store/store-options.js';
 export { DEFAULT_STORE_URL, parseStoreUrl } from './store/url.js';
-export type { TaskContext, TaskHandler, TaskHandlers } from './worker/task-handler.js';
+export {
+  defineHandlers,
+  type HandlerSignature,
+  type TaskContext,
+  type TaskHandler,
+  type TaskHandlers,
+  type TypedTaskHandler,
+  type TypedTaskHandlers,
+} from './worker/task-handler.js';
 export { Worker } from './worker/worker.js';
 export type { WorkerLogger, WorkerOptions } from './worker/worker-options.js';

@@ -54,12 +54,43 @@ export interface ResultOptions {
  * arguments `A`: the arguments as an array, or, when `handle` takes one argument that is
  * not an array, that argument alone (the array of two arguments `['Oslo', 2]`, the order
  * `{ id: 'A1' }` or `[{ id: 'A1' }]`, the one array argument `[['a', 'b']]`).
+ *
+ * `I` is the type of the input given, inferred by `Client.start`: an array is checked as
+ * the arguments array, anything else as the one argument itself, so that a wrong field
+ * is reported on that field against the argument's own type (not against a union of the
+ * two forms). Left `unknown`, the type is the union of both forms.
  */
-export type StartInput<A extends unknown[]> = A extends [infer X]
+export type StartInput<A extends unknown[], I = unknown> = A extends [infer X]
   ? X extends readonly unknown[]
     ? [X]
-    : X | [X]
+    : unknown extends I
+      ? X | [X]
+      : [I] extends [readonly unknown[]]
+        ? [X]
+        : X
   : A;
+
+/**
+ * Only an inference site for the type of a start's input (`I` in {@link StartInput}):
+ * `never` for any input that is not itself `never`, so it adds nothing to the type.
+ */
+type InputSite<I> = [I] extends [never] ? I : never;
+
+/**
+ * The arguments after the workflow that `Client.start` takes: for a typed
+ * {@link WorkflowDefinition}, its {@link StartInput} (optional when `handle` takes no
+ * arguments) and options; for a workflow name, any JSON input and options.
+ */
+export type StartArgs<W, I = unknown> =
+  W extends WorkflowDefinition<infer A, unknown>
+    ? [] extends A
+      ? [input?: StartInput<A, I> | InputSite<I>, options?: StartOptions]
+      : [input: StartInput<A, I> | InputSite<I>, options?: StartOptions]
+    : [input?: Json, options?: StartOptions];
+
+/** What `Client.start` returns: a typed {@link StartedJob} for a definition, else the record. */
+export type Started<W> =
+  W extends WorkflowDefinition<unknown[], infer O> ? StartedJob<O> : JobRecord;
 
 /** Carries a job's output type on its record; never set at run time. */
 declare const outputType: unique symbol;
@@ -188,16 +219,16 @@ export class Client {
    * a code-first instance's initial properties are written by the first worker with
    * the code that decides for it.
    */
-  start<A extends unknown[], O>(
-    workflow: WorkflowDefinition<A, O>,
-    ...args: [] extends A
-      ? [input?: StartInput<A>, options?: StartOptions]
-      : [input: StartInput<A>, options?: StartOptions]
-  ): Promise<StartedJob<O>>;
-  start(workflow: string, input?: Json, options?: StartOptions): Promise<JobRecord>;
+  // One signature rather than an overload per form: with overloads, TypeScript reports a
+  // wrong input against the last overload (the workflow is not a string) instead of
+  // naming the field that is wrong.
+  start<W extends string | WorkflowDefinition<never[], unknown>, I = unknown>(
+    workflow: W,
+    ...args: StartArgs<W, I>
+  ): Promise<Started<W>>;
   async start(
     definition: string | WorkflowDefinition<never[], unknown>,
-    input: Json = null,
+    input?: unknown,
     options: StartOptions = {},
   ): Promise<JobRecord> {
     const workflow = typeof definition === 'string' ? definition : definition.name;
@@ -208,7 +239,7 @@ export class Client {
     const model = this.models.ofDefinition(record);
     const id = options.id ?? this.newId();
     const { job } = await this.store.transaction((tx) =>
-      model.start(tx, { id, workflow, definition: record, input }),
+      model.start(tx, { id, workflow, definition: record, input: (input ?? null) as Json }),
     );
     return job;
   }
