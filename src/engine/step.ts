@@ -13,7 +13,7 @@ import { type CollationDigit, isActiveDigit } from '../core/collation-digits.js'
 import { ValidationError } from '../core/errors.js';
 import type { RandomSource } from '../core/retry-policy.js';
 import type { FlowState } from '../core/states.js';
-import { readsOf } from '../graph/expressions.js';
+import { expressionReads } from '../graph/expression-reads.js';
 import { scopeChain } from '../graph/scopes.js';
 import type {
   ActivityRecord,
@@ -482,12 +482,12 @@ export class Step {
    * Evaluates a JSONata expression over this job's data, as seen from inside `scope` (the
    * enclosing scope of the activity it belongs to) when given: a cheap one here, any other
    * outside the transaction (expression-plan.ts). Only the names it reads are looked up,
-   * unless it may read any (`$`, `$$`, `*`, `$eval`). Throws ExpressionError when it
+   * unless it may read any (expression-reads.ts). Throws ExpressionError when it
    * fails, which the caller turns into its activity's failure.
    */
   async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
-    const reads = readsOf(expression, where);
-    const data = await this.data(scope, reads.whole ? undefined : reads.names);
+    const reads = expressionReads(expression);
+    const data = await this.data(scope, reads === 'all' ? undefined : reads);
     return planExpression(expression, data, where, this.clock.now());
   }
 

@@ -9,7 +9,7 @@
  * the side of `all`: `$$` anywhere; `$` where it is the whole data; `%` (a parent can be
  * the whole data); a wildcard or descendant step at the top; a call at the top to a
  * built-in that takes the context as an argument it was not given (`$keys()`,
- * `$lookup("input")`); a function with a signature of its own that may do the same; and
+ * `$lookup("input")`); `$eval`, anywhere; a function with a signature of its own that may do the same; and
  * any node this module does not know. A function body defined at the top reads the top
  * (JSONata evaluates it against the data it was defined over).
  */
@@ -69,7 +69,9 @@ function walk(node: unknown, rooted: boolean, names: Set<string>): void {
       if (rooted && typeof node.value === 'string') names.add(node.value);
       return;
     case 'variable':
-      if (node.value === '$' || (node.value === '' && rooted)) throw new ReadsAll();
+      if (node.value === '$' || node.value === 'eval' || (node.value === '' && rooted)) {
+        throw new ReadsAll();
+      }
       return;
     case 'wildcard':
     case 'descendant':
@@ -136,6 +138,8 @@ function call(node: AstNode, rooted: boolean, names: Set<string>, contextGiven: 
   const procedure = node.procedure;
   const args = Array.isArray(node.arguments) ? node.arguments : [];
   if (isNode(procedure) && procedure.type === 'variable' && typeof procedure.value === 'string') {
+    // `$eval` reads names known only when it runs, from its context or through `$$`.
+    if (procedure.value === 'eval') throw new ReadsAll();
     const needed = CONTEXT_ARGUMENTS.get(procedure.value);
     if (rooted && !contextGiven && needed !== undefined && args.length < needed) {
       throw new ReadsAll();

@@ -22,33 +22,7 @@ function isNode(value: unknown): value is Node {
 
 /** The root names of a parsed expression (`jsonata(source).ast()`), in source order. */
 export function expressionRoots(ast: jsonata.ExprNode | unknown): ExpressionRoot[] {
-  return walk(ast).roots;
-}
-
-/** What an expression reads from the top of its data. */
-export interface ExpressionReads {
-  /** The root names it reads (see {@link expressionRoots}). */
-  names: ReadonlySet<string>;
-  /**
-   * It may read any name: the data itself (`$` at the top, `$$` anywhere), every name
-   * (`*`, `**` at the top) or a name computed at run time (`$eval`). Then `names` is not
-   * all it reads.
-   */
-  whole: boolean;
-}
-
-/** What a parsed expression reads from the top of its data. */
-export function expressionReads(ast: jsonata.ExprNode | unknown): ExpressionReads {
-  const { roots, whole } = walk(ast);
-  return { names: new Set(roots.map((r) => r.name)), whole };
-}
-
-/** Names that read every name of the data when they head a path at its top. */
-const EVERY_NAME = new Set(['wildcard', 'descendant', 'parent']);
-
-function walk(ast: unknown): { roots: ExpressionRoot[]; whole: boolean } {
   const roots: ExpressionRoot[] = [];
-  let whole = false;
   const name = (step: unknown) => {
     if (isNode(step) && step.type === 'name' && typeof step.value === 'string') {
       roots.push({
@@ -70,13 +44,8 @@ function walk(ast: unknown): { roots: ExpressionRoot[]; whole: boolean } {
       if (rooted && isNode(first) && first.type === 'name') {
         name(first);
         visit(stepParts(first), false);
-      } else if (rooted && isNode(first) && EVERY_NAME.has(String(first.type))) {
-        whole = true;
-        visit(stepParts(first), false);
       } else if ((variable === '' && rooted) || variable === '$') {
-        // `$.x` at the top, or `$$.x` anywhere: x is read from the top of the data; any
-        // other step after them (`$$.*`, `$.(…)`) may read every name.
-        if (!(isNode(second) && second.type === 'name')) whole = true;
+        // `$.x` at the top, or `$$.x` anywhere: x is read from the top of the data.
         name(second);
         visit(stepParts(second), false);
         visit(rest, false);
@@ -95,17 +64,6 @@ function walk(ast: unknown): { roots: ExpressionRoot[]; whole: boolean } {
       visit(stepParts(node), false);
       return;
     }
-    if (node.type === 'variable') {
-      // The data itself (`$` at the top, `$$` anywhere), or `$eval`, which reads names
-      // only known when it runs.
-      if ((node.value === '' && rooted) || node.value === '$' || node.value === 'eval') {
-        whole = true;
-      }
-    }
-    if (rooted && EVERY_NAME.has(String(node.type))) whole = true;
-    if (node.type === 'function' && isNode(node.procedure) && node.procedure.value === 'eval') {
-      whole = true;
-    }
     // A function body runs against whatever it is applied to.
     if (node.type === 'lambda') {
       visit(node.body, false);
@@ -119,7 +77,7 @@ function walk(ast: unknown): { roots: ExpressionRoot[]; whole: boolean } {
     }
   };
   visit(ast, true);
-  return { roots, whole };
+  return roots;
 }
 
 /** Parts of a step or a path evaluated against the step's own result. */

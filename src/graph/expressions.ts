@@ -10,7 +10,6 @@
  */
 import jsonata from 'jsonata';
 import { ExpressionError } from '../core/errors.js';
-import { type ExpressionReads, expressionReads } from './expression-roots.js';
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -75,22 +74,6 @@ export function compileExpression(source: string, where?: string): CompiledExpre
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(source, expression);
   return expression;
-}
-
-const readsCache = new Map<string, ExpressionReads>();
-
-/**
- * What an expression reads from the top of its data (cached by its source text), so a
- * caller can gather only those names; throws {@link ExpressionError} as
- * {@link compileExpression} does.
- */
-export function readsOf(source: string, where?: string): ExpressionReads {
-  const hit = readsCache.get(source);
-  if (hit) return hit;
-  const reads = expressionReads(compileExpression(source, where).ast());
-  if (readsCache.size >= CACHE_LIMIT) readsCache.clear();
-  readsCache.set(source, reads);
-  return reads;
 }
 
 /** Options for {@link evaluateExpression}. */
