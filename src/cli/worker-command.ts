@@ -61,7 +61,12 @@ export async function runWorkerCommand(
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );
-    warnMissingHandlers(logger, await missingHandlers(store, worker.servedTasks, worker.consumer));
+    // Not awaited, and its failure ignored: a store that goes away now is the loops' to
+    // report (and to give up on), not a reason for this warning to end the worker.
+    void missingHandlers(store, worker.servedTasks, worker.consumer).then(
+      (missing) => warnMissingHandlers(logger, missing),
+      () => undefined,
+    );
     const outcome = await Promise.race([
       worker.run().then(
         () => undefined,

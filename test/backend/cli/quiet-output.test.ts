@@ -125,7 +125,7 @@ describe.skipIf(skipBackend)('quiet output', () => {
         'workflow: fallback',
         'activities:',
         '  start: { kind: trigger }',
-        '  charge: { kind: task }',
+        '  charge: { kind: task, retry: { attempts: 1 } }',
         '  invoice: { kind: task }',
         'transitions:',
         '  start: [charge]',

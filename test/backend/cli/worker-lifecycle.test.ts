@@ -203,7 +203,7 @@ describe.skipIf(skipBackend || backend !== 'postgres')(
       } finally {
         await server.dispose();
       }
-    });
+    }, 180_000);
 
     it('gives up when the server stays away: exit 1, saying why', async () => {
       const { restartablePostgres } = await import('../../support/postgres-server.js');
