@@ -16,6 +16,7 @@
  * {@link IDLE_MS} and never hold their parent's process open. Requests wait in one queue.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -250,6 +251,15 @@ export class ExpressionSandbox {
 
   private start(): void {
     const { entry, execArgv } = hostCommand(this.limits.memoryMb);
+    if (!existsSync(entry)) {
+      // Not a child that may start next time: every request waiting fails now.
+      this.failQueued(
+        new ExpressionHostError(
+          `the expression sandbox cannot start: ${entry} is missing (weft's files must stay together; a bundler must leave weft-engine external)`,
+        ),
+      );
+      return;
+    }
     const child = fork(entry, [], {
       execArgv,
       serialization: 'advanced',
@@ -350,10 +360,20 @@ export class ExpressionSandbox {
     host.idle.unref();
   }
 
-  /** Ends a child; the request it was running fails with `error`; the queue moves on. */
+  /** Fails every queued request with `error`. */
+  private failQueued(error: Error): void {
+    for (const pending of this.queue.splice(0)) pending.reject(error);
+  }
+
+  /**
+   * Ends a child; the request it was running fails with `error`; the queue moves on. A
+   * child that failed before it was ready fails the queued requests too (they would
+   * only start another that fails the same way, again and again).
+   */
   private end(host: Host, error?: Error): void {
     if (!this.hosts.delete(host)) return;
     host.ended = true;
+    if (!host.ready && error) this.failQueued(error);
     clearTimeout(host.timer);
     if (host.idle) clearTimeout(host.idle);
     const pending = host.running;

@@ -3,6 +3,10 @@
  * result-size limit. A limit fails that one request with a typed error naming the limit,
  * and the next request is answered by a fresh process; the parent never goes down.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExpressionError, ExpressionLimitError, ValidationError } from '../../src/core/errors.js';
 import { ExpressionSandbox } from '../../src/engine/expression-sandbox.js';
@@ -68,5 +72,37 @@ describe('ExpressionSandbox', () => {
     expect(wrong).toMatchObject({ code: 'INVALID_JOB_INPUT', where: 'input.s' });
     const stopped = await sandbox.checkInput('w', 1, schema, data).catch((e) => e);
     expect(stopped).toMatchObject({ code: 'INPUT_CHECK_LIMIT', where: 'input' });
+  });
+
+  it('fails every waiting request at once, naming the missing file, when its child cannot start', async () => {
+    // weft bundled into one file (the child's entry left behind): no hang, no spawn storm.
+    const dir = mkdtempSync(join(tmpdir(), 'weft-bundled-'));
+    try {
+      const esbuild = await import('esbuild');
+      const outfile = join(dir, 'bundled.mjs');
+      await esbuild.build({
+        entryPoints: [join(import.meta.dirname, '../../src/engine/expression-sandbox.ts')],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        packages: 'external',
+        logLevel: 'error',
+      });
+      const bundled = (await import(pathToFileURL(outfile).href)) as {
+        ExpressionSandbox: typeof ExpressionSandbox;
+      };
+      const lost = new bundled.ExpressionSandbox({ timeMs: 1_000, memoryMb: 64, resultMb: 1 }, 2);
+      const failures = await Promise.all(
+        [1, 2, 3].map((n) => lost.evaluate(`${n} + 1`, data, 'here', 0).catch((e) => e)),
+      );
+      for (const failure of failures) {
+        expect(failure).toMatchObject({ code: 'EXPRESSION_HOST' });
+        expect(failure.message).toContain(`${join(dir, 'expression-host.js')} is missing`);
+      }
+      lost.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,12 +6,13 @@
  * tsx as usual.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCRIPT = join(ROOT, 'test', 'support', 'chaos-worker.ts');
+const HOST = join(ROOT, 'src', 'engine', 'expression-host.ts');
 
 /** How to start a worker: the node arguments before the worker's own. */
 export interface WorkerLauncher {
@@ -20,15 +21,20 @@ export interface WorkerLauncher {
   dispose(): void;
 }
 
-/** Bundles the worker (under node_modules/.cache, so its packages still resolve) or falls back to tsx. */
+/**
+ * Bundles the worker (under node_modules/.cache, so its packages still resolve) or falls
+ * back to tsx. The expression sandbox's child entry is bundled beside it, where the
+ * bundled sandbox looks for it (`./expression-host.js` next to the module).
+ */
 export async function prepareWorkerLauncher(): Promise<WorkerLauncher> {
-  const outfile = join(ROOT, 'node_modules', '.cache', 'weft-chaos', `worker-${process.pid}.mjs`);
+  const outdir = join(ROOT, 'node_modules', '.cache', 'weft-chaos', `worker-${process.pid}`);
   try {
     const esbuild = await import('esbuild');
-    mkdirSync(dirname(outfile), { recursive: true });
+    mkdirSync(outdir, { recursive: true });
+    writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n');
     await esbuild.build({
-      entryPoints: [SCRIPT],
-      outfile,
+      entryPoints: { worker: SCRIPT, 'expression-host': HOST },
+      outdir,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -36,7 +42,10 @@ export async function prepareWorkerLauncher(): Promise<WorkerLauncher> {
       packages: 'external',
       logLevel: 'error',
     });
-    return { args: [outfile], dispose: () => rmSync(outfile, { force: true }) };
+    return {
+      args: [join(outdir, 'worker.js')],
+      dispose: () => rmSync(outdir, { recursive: true, force: true }),
+    };
   } catch {
     return { args: ['--import', 'tsx', SCRIPT], dispose: () => {} };
   }
