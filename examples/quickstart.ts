@@ -7,6 +7,7 @@
 // e.g. WEFT_STORE=postgres://user:secret@localhost:5432/weft.
 import {
   Client,
+  defineHandlers,
   defineTask,
   defineWorkflow,
   openStore,
@@ -45,9 +46,9 @@ const greeting = workflow('greeting')
   .transition('start', 'greet')
   .output("{ 'text': greet.output }")
   .compile();
-const handlers = {
-  greet: async (input: unknown) => `Hello, ${(input as { name: string }).name}!`,
-};
+const handlers = defineHandlers({
+  greet: async (input: { name: string }) => `Hello, ${input.name}!`,
+});
 
 // 4. Open the store, start a worker, start jobs with a client and wait for their results.
 const store = await openStore(process.env.WEFT_STORE);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   Client,
+  defineHandlers,
   defineTask,
   defineWorkflow,
   openStore,
@@ -69,7 +70,9 @@ beforeEach(async () => {
     clock,
     workflows: [approval],
     tasks: [remind],
-    handlers: { charge: async (input) => ({ charged: (input as { amount: number }).amount }) },
+    handlers: defineHandlers({
+      charge: async (input: { amount: number }) => ({ charged: input.amount }),
+    }),
     idleMs: 10, // look for due timers often: time jumps without notice
   });
   await worker.start();

@@ -5,8 +5,11 @@
  * why. The first signal lets in-flight handlers finish or hands their work back within
  * the grace period, then exits 0, whatever the handlers module holds open.
  */
+import { toErrorRecord } from '../core/errors.js';
+import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
+import { logWarning } from '../worker/worker-options.js';
 import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
@@ -61,11 +64,17 @@ export async function runWorkerCommand(
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );
-    // Not awaited, and its failure ignored: a store that goes away now is the loops' to
-    // report (and to give up on), not a reason for this warning to end the worker.
+    // Advice only, and not awaited: a store that is away right now is for the worker's
+    // loops to ride out (they retry, and give up after --give-up-ms), not a reason to end
+    // the worker here.
     void missingHandlers(store, worker.servedTasks, worker.consumer).then(
       (missing) => warnMissingHandlers(logger, missing),
-      () => undefined,
+      (error: unknown) =>
+        logWarning(
+          logger,
+          "could not check the deployed workflows' tasks against this worker's handlers; running on",
+          toErrorRecord(error) as ErrorRecord,
+        ),
     );
     const outcome = await Promise.race([
       worker.run().then(

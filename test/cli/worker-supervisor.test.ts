@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processEnd } from '../support/process-end.js';
 import { waitFor } from '../support/wait-for.js';
 import { REPO_ROOT, weftEnv } from '../support/weft-cli.js';
 
@@ -67,9 +68,9 @@ function supervise(command: string, args: string[]): Supervised {
   child.stderr?.setEncoding('utf8').on('data', (s: string) => {
     err += s;
   });
-  const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
-  );
+  // Its end once its stderr is all read (the "stopping" line can come after 'exit'), or
+  // soon after its exit when an orphaned worker still holds the pipe (the npx case).
+  const exited = processEnd(child);
   return { child, err: () => err, exited };
 }
 

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnd } from './process-end.js';
 import { waitFor } from './wait-for.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -19,7 +20,7 @@ export interface TestChild {
   stderr(): string;
   /** Waits until a stdout line equals `line`. */
   waitForLine(line: string, timeoutMs?: number): Promise<void>;
-  /** Resolves with the exit code (or signal name) when the process ends. */
+  /** Resolves with the exit code (or signal name) once it ended and its output is read. */
   exited: Promise<number | string>;
 }
 
@@ -45,9 +46,8 @@ export function spawnTestChild(script: string, args: string[]): TestChild {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     errors += chunk;
   });
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
+  // Its end once its output is all read: the last lines come after the 'exit' event.
+  const exited = processEnd(child);
   let ended = false;
   void exited.then(() => {
     ended = true;

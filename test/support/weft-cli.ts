@@ -12,6 +12,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnd } from './process-end.js';
 import { waitFor } from './wait-for.js';
 
 /** The repository's root folder. */
@@ -86,7 +87,7 @@ export interface RunningWeft {
   out(): string;
   /** Everything printed to stderr so far. */
   err(): string;
-  /** Resolves with the exit code (or signal name) when the process ends. */
+  /** Resolves with the exit code (or signal name) once it ended and its output is read. */
   exited: Promise<number | string>;
   /** Whether it has not ended yet. */
   alive(): boolean;
@@ -110,12 +111,11 @@ export function launchWeft(args: string[], options: WeftOptions): RunningWeft {
     err += s;
   });
   let ended = false;
-  const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => {
-      ended = true;
-      resolve(code ?? signal ?? 'unknown');
-    }),
-  );
+  child.once('exit', () => {
+    ended = true;
+  });
+  // Its end once its output is all read: the last lines come after the 'exit' event.
+  const exited = processEnd(child);
   return {
     child,
     out: () => out,

@@ -135,8 +135,13 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
         const child = shell(line, env);
         const { output, exited } = collect(child);
         running.push({ line, child, exited, output });
-        // A worker that quits by itself fails here, not later as a hung job.
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        // It runs once it says so; one that quits by itself fails here, not later as a
+        // hung job. (`npx` takes seconds to start on a busy machine: no fixed wait.)
+        await waitFor(
+          () => output().code !== 'running' || READY.test(output().stdout + output().stderr),
+          `${line} to run`,
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
         expect(output().code, `${line} exited by itself: ${output().stderr}`).toBe('running');
         continue;
       }
@@ -183,11 +188,7 @@ describe.skipIf(skipBackend)("the README's commands, each its own process", () =
     // worker stops gracefully. `sh` and `npx` report the signal themselves (143), so the
     // worker's own words say how it ended.
     for (const r of running) {
-      // Signalled only once it says it runs: `npx` takes seconds to start on a busy machine.
-      await waitFor(() => READY.test(r.output().stdout + r.output().stderr), `${r.line} to run`, {
-        timeoutMs: 60_000,
-        intervalMs: 100,
-      });
+      // Each said it runs before the commands after it went on (above).
       process.kill(-(r.child.pid as number), 'SIGTERM');
       const ended = await r.exited;
       expect(ended.stderr, r.line).toMatch(/SIGTERM: stopping/);

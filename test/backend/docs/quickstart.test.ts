@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processEnd } from '../../support/process-end.js';
 import {
   freshStoreUrl,
   skipBackend,
@@ -60,7 +61,8 @@ describe.skipIf(skipBackend)('examples/quickstart.ts, run as a user runs it', ()
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c;
     });
-    const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
+    // Once its output is all read: the last line can come after the 'exit' event.
+    const code = await processEnd(child);
     expect(code, stderr).toBe(0);
     expect(stdout).toBe(blocks(read('docs/quickstart.md'), 'text')[0]);
     expect(stdout).toBe('SUCCESS R-8\nSUCCESS {"text":"Hello, Ana!"}\n');

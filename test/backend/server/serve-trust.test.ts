@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processEnd } from '../../support/process-end.js';
 import {
   freshStoreUrl,
   skipBackend,
@@ -67,9 +68,10 @@ function pythonAgent(url: string, token: string | undefined) {
       err += s;
     });
     const timer = setTimeout(() => child.kill(), 60_000);
-    child.on('exit', (code) => {
+    // Once its output is all read: the last lines can come after the 'exit' event.
+    void processEnd(child).then((code) => {
       clearTimeout(timer);
-      resolve({ code, out, err });
+      resolve({ code: typeof code === 'number' ? code : null, out, err });
     });
   });
 }
