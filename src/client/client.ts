@@ -26,8 +26,9 @@ import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
 import { Models } from '../models/models.js';
+import { retryingConflicts } from '../store/conflict-retry.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
-import type { SignalOutcome, Store } from '../store/store.js';
+import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
@@ -271,7 +272,7 @@ export class Client {
     };
     // Checks that may take time (the input against its schema) run before the transaction.
     await model.check?.(request);
-    const { job } = await this.store.transaction((tx) => model.start(tx, request));
+    const { job } = await this.transaction((tx) => model.start(tx, request));
     return job;
   }
 
@@ -324,7 +325,7 @@ export class Client {
    */
   async sendEvent(jobId: string, name: string, data: Json = null): Promise<EventOutcome> {
     await this.durableJob(jobId, `event ${name}`);
-    return this.store.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const waits = (await readInstance(tx, jobId))?.waits ?? [];
       const waitedFor = [
         ...new Set(waits.map((w) => w.event).filter((e): e is string => e !== undefined)),
@@ -345,7 +346,7 @@ export class Client {
   async pause(jobId: string): Promise<JobRecord> {
     const job = await this.runningJob(jobId, 'pause');
     if (job.model === 'durable') return this.controlDurable(jobId, 'pause');
-    await this.store.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       const locked = await tx.lockJob(jobId);
       if (locked) await suspendJob(tx, locked, { now: this.clock.now() });
     });
@@ -361,7 +362,7 @@ export class Client {
   async resume(jobId: string): Promise<JobRecord> {
     const job = await this.runningJob(jobId, 'resume');
     if (job.model === 'durable') return this.controlDurable(jobId, 'resume');
-    await this.store.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       const locked = await tx.lockJob(jobId);
       if (locked) await resumeJob(tx, locked, { now: this.clock.now() });
     });
@@ -369,6 +370,14 @@ export class Client {
   }
 
   /** A job that has not ended, for `what`. */
+  /**
+   * A transaction of this client's, run again when the store aborted it as a conflict
+   * (a deadlock with a worker: store/conflict-retry.ts), so that no command fails for one.
+   */
+  private transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return retryingConflicts(() => this.store.transaction(fn));
+  }
+
   private async runningJob(jobId: string, what: string): Promise<JobRecord> {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
@@ -385,7 +394,7 @@ export class Client {
 
   private async controlDurable(jobId: string, op: 'pause' | 'resume' | 'terminate') {
     await this.durableJob(jobId, op);
-    await this.store.transaction((tx) => this.models.durable.control(tx, jobId, op));
+    await this.transaction((tx) => this.models.durable.control(tx, jobId, op));
     return (await this.store.getJob(jobId)) as JobRecord;
   }
 
@@ -406,7 +415,7 @@ export class Client {
 
   /** The job's current view: state, collation key, activities, children. */
   async status(jobId: string): Promise<JobView> {
-    return this.store.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const job = await tx.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);
       return (await jobView(tx, this.models, job, 0, this.clock.now())).view;
@@ -481,8 +490,10 @@ export class Client {
     const wf = loadWorkflow(record.definition as unknown as CompiledWorkflow);
     const id = options.id ?? this.newId();
     // Its `when` conditions are evaluated outside the transaction (expression-plan.ts).
-    return settledTransaction(this.store, (tx) =>
-      rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() }),
+    return retryingConflicts(() =>
+      settledTransaction(this.store, (tx) =>
+        rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() }),
+      ),
     );
   }
 
@@ -491,7 +502,7 @@ export class Client {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
     if (isFinalFlowState(job.state)) return job;
-    const children = await this.store.transaction((tx) => this.models.ofJob(job).cancel(tx, job));
+    const children = await this.transaction((tx) => this.models.ofJob(job).cancel(tx, job));
     for (const child of children) await this.cancel(child);
     return (await this.store.getJob(jobId)) as JobRecord;
   }
