@@ -32,7 +32,8 @@ import {
   TARGET_NAMES,
   TARGETS,
   type TargetName,
-  WORKER_SETTINGS,
+  TUNED_SETTINGS,
+  workerPoolOf,
 } from './targets.js';
 
 interface CliOptions {
@@ -103,7 +104,7 @@ async function measureBaseline(
   const url = await env.postgres.createDatabase(
     `bench_baseline_${target.replace('-', '_')}_${rep}`,
   );
-  const connections = Math.max(1, spec.processes) * env.settings.workerPool;
+  const connections = Math.max(1, spec.processes) * workerPoolOf(spec, env.settings);
   return { result: await postgresBaseline(url, connections, sizes.baselineMs) };
 }
 
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
         log(`PostgreSQL unavailable: ${postgresProblem}`);
       }
     }
-    const env: BenchEnv = { dir, postgres, settings: WORKER_SETTINGS };
+    const env: BenchEnv = { dir, postgres, settings: TUNED_SETTINGS };
     for (let rep = 0; rep < sizes.runs; rep++) {
       for (const target of targets) {
         if (TARGETS[target].dialect === 'postgres' && !postgres) continue;
@@ -220,7 +221,7 @@ async function main(): Promise<void> {
         command: commandLine(process.argv.slice(2)),
         machine: describeMachine(),
         sizes,
-        settings: WORKER_SETTINGS,
+        settings: TUNED_SETTINGS,
         sqlite: sqliteSettings,
         postgres: postgresSettings,
         postgresProblem,
