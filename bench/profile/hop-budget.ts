@@ -45,20 +45,48 @@ function partsOf(event: TraceEvent): Part[] {
   return parts;
 }
 
+/**
+ * Which part an instant belongs to when several overlap: the worker's transactions (the
+ * path a step takes), then the client's, then handlers, then direct calls (a client's
+ * `getJob` waiting for the one connection of SQLite overlaps a worker's commit).
+ */
+function rank(label: string): number {
+  if (label.startsWith('worker tx')) return 0;
+  if (label.includes(' tx[')) return 1;
+  if (label.endsWith(' handler')) return 2;
+  return 3;
+}
+
 /** Splits `[from, to)` among the parts that fall in it, each instant once. */
 function budget(name: string, parts: Part[], from: number, to: number): Hop {
   const out = new Map<string, number>();
   const add = (label: string, ms: number) => {
     if (ms > 0) out.set(label, (out.get(label) ?? 0) + ms);
   };
-  let cursor = from;
-  for (const p of parts) {
-    if (p.t1 <= cursor || p.t0 >= to) continue;
-    if (p.t0 > cursor) add(`wait (event loop, notice) before ${p.label}`, p.t0 - cursor);
-    add(p.label, Math.min(p.t1, to) - Math.max(p.t0, cursor));
-    cursor = Math.max(cursor, Math.min(p.t1, to));
+  const inside = parts.filter((p) => p.t1 > from && p.t0 < to && p.t1 > p.t0);
+  const cuts = [
+    ...new Set(
+      [from, to, ...inside.flatMap((p) => [p.t0, p.t1])].filter((t) => t >= from && t <= to),
+    ),
+  ].sort((a, b) => a - b);
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const a = cuts[i] as number;
+    const b = cuts[i + 1] as number;
+    let owner: Part | undefined;
+    for (const p of inside) {
+      if (p.t0 <= a && p.t1 >= b && (!owner || rank(p.label) < rank(owner.label))) owner = p;
+    }
+    if (owner) add(owner.label, b - a);
+    else {
+      const next = inside.find((p) => p.t0 >= b);
+      add(
+        next
+          ? `wait (event loop, notice) before ${next.label}`
+          : 'wait (event loop) before the next hop',
+        b - a,
+      );
+    }
   }
-  if (to > cursor) add('wait (event loop) before the next hop', to - cursor);
   return { name, ms: to - from, parts: out };
 }
 
