@@ -9,8 +9,9 @@
  *
  * `--compare DIR` measures instead of tracing: the p50 of the same job on the weft built
  * in DIR (`DIR/dist/index.js`, e.g. an older commit's `npm run build`) and on this
- * checkout, in `--rounds` interleaved rounds on fresh databases, and the ratio of the
- * medians. `--concurrency N` runs N jobs at once (steps/s then matters more than p50).
+ * checkout (its sources, or with `--after DIR2` the weft built in DIR2: `--after .` after
+ * `npm run build` compares built code with built code), in `--rounds` interleaved rounds
+ * on fresh databases, and the median of the per-round ratios. `--concurrency N` runs N jobs at once (steps/s then matters more than p50).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '20' },
     compare: { type: 'string' },
+    after: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '1' },
     'show-job': { type: 'boolean', default: false },
@@ -182,8 +184,14 @@ async function trace(kind: 'sqlite' | 'postgres', env: Env, weft: Weft): Promise
   }
 }
 
-async function compare(dir: string, env: Env, current: Weft): Promise<void> {
-  const other = (await import(pathToFileURL(join(resolve(dir), 'dist/index.js')).href)) as Weft;
+/** The weft built in `dir` (`dir/dist/index.js`). */
+async function built(dir: string): Promise<Weft> {
+  return (await import(pathToFileURL(join(resolve(dir), 'dist/index.js')).href)) as Weft;
+}
+
+async function compare(dir: string, env: Env, sources: Weft): Promise<void> {
+  const other = await built(dir);
+  const current = values.after ? await built(values.after) : sources;
   const rounds = Number(values.rounds);
   for (const kind of stores) {
     const p50s: Record<'before' | 'after', number[]> = { before: [], after: [] };
@@ -203,7 +211,7 @@ async function compare(dir: string, env: Env, current: Weft): Promise<void> {
       `\n${kind}, ${JOBS} jobs of ${STEPS} steps at concurrency ${CONCURRENCY}, ${rounds} rounds:`,
     );
     console.log(`${line('before')}   [${dir}]`);
-    console.log(`${line('after')}   [this checkout]`);
+    console.log(`${line('after')}   [${values.after ?? 'this checkout'}]`);
     const ratios = p50s.after.map((a, i) => a / (p50s.before[i] as number));
     const rateRatios = rates.after.map((a, i) => a / (rates.before[i] as number));
     console.log(
