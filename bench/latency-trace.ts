@@ -5,7 +5,8 @@
  * program. Every transaction, statement, direct call and handler run is timed
  * (`profile/tracing-store.ts`) and laid out per hop (`profile/hop-budget.ts`): start →
  * first handler, one step (a handler's start → the next one's), last handler → result.
- * `--show-job` also prints the timeline of the median job.
+ * `--show-job` also prints the timeline of the median job; `--weft DIR` traces the weft
+ * built in DIR (`DIR/dist/index.js`) instead of this checkout's sources.
  *
  * `--compare DIR` measures instead of tracing: the p50 of the same job on the weft built
  * in DIR (`DIR/dist/index.js`, e.g. an older commit's `npm run build`) and on this
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '20' },
     compare: { type: 'string' },
     after: { type: 'string' },
+    weft: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '1' },
     'show-job': { type: 'boolean', default: false },
@@ -221,7 +223,9 @@ async function compare(dir: string, env: Env, sources: Weft): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const current = (await import('../src/index.js')) as Weft;
+  const current = values.weft
+    ? await built(values.weft)
+    : ((await import('../src/index.js')) as Weft);
   const env: Env = {
     dir: mkdtempSync(join(tmpdir(), 'weft-trace-')),
     postgres: stores.includes('postgres')
