@@ -20,7 +20,7 @@ import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
 import { type CpuSummary, profileCpu } from './profile/cpu-profile.js';
 import { perSecond } from './stats.js';
-import { WORKER_SETTINGS } from './targets.js';
+import { TUNED_SETTINGS } from './targets.js';
 import { linearWorkflow } from './workflows.js';
 
 const { values } = parseArgs({
@@ -76,7 +76,7 @@ async function openTarget(
 ): Promise<Store> {
   if (postgres) {
     const url = new URL(await postgres.createDatabase(label));
-    url.searchParams.set('pool', String(WORKER_SETTINGS.workerPool + WORKER_SETTINGS.driverPool));
+    url.searchParams.set('pool', String(TUNED_SETTINGS.workerPool + TUNED_SETTINGS.driverPool));
     return openStore(url.toString());
   }
   return openStore(`sqlite:${join(dir, `${label}.db`)}`);
@@ -95,8 +95,8 @@ async function main(): Promise<void> {
       const worker = new Worker({
         store: countingStore(store, workerCounts),
         ...benchWork,
-        concurrency: WORKER_SETTINGS.concurrency,
-        batchSize: WORKER_SETTINGS.batchSize,
+        concurrency: TUNED_SETTINGS.concurrency,
+        batchSize: TUNED_SETTINGS.batchSize,
       });
       await worker.start();
       try {

@@ -3,6 +3,9 @@
  * to read them — date, machine, versions, store and worker settings, sizes, the bar the
  * issue sets — and each repetition's raw values.
  */
+
+import { DEFAULT_POOL_SIZE } from '../src/store/postgres/postgres-store.js';
+import { WORKER_DEFAULTS } from '../src/worker/worker-options.js';
 import type { SqliteSettings } from './baseline.js';
 import { formatCell, formatNumber, rowTitle } from './format.js';
 import type { MachineInfo } from './machine.js';
@@ -56,15 +59,20 @@ function againstTheBar(results: ResultSet): string[] {
   const lines: string[] = [];
   const steps50 = find('linear', 'c50.steps');
   const p50 = find('latency', 'p50');
+  // DBOS measured in this run, when it was (`--dbos`); else the figure the bar quotes.
+  const dbos = medianOf(steps50, 'dbos');
+  const dbosSteps = dbos ?? 1440;
+  const dbosName = dbos === undefined ? 'DBOS' : 'DBOS in this run';
   for (const t of results.targets) {
     const spec = TARGETS[t];
+    if (spec.external) continue;
     const s = medianOf(steps50, t);
     const p = medianOf(p50, t);
     const parts: string[] = [];
     if (s !== undefined) {
       parts.push(
         spec.dialect === 'postgres'
-          ? `10-step workflow at c=50: ${formatNumber(s)} steps/s = ${formatNumber(s / 1440, 2)}× DBOS (goal 10×)`
+          ? `10-step workflow at c=50: ${formatNumber(s)} steps/s = ${formatNumber(s / dbosSteps, 2)}× ${dbosName} (goal 10×)`
           : `10-step workflow at c=50: ${formatNumber(s)} steps/s (goal: tens of thousands)`,
       );
     }
@@ -162,8 +170,10 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     `- Node ${machine.node}. Load average (1 min) ${info.load[0]} at the start, ${info.load[1]} at the end, on ${machine.cores} cores${Math.max(...info.load) > machine.cores ? ' — the machine was busy with other work, so absolute figures are low and noisy; the ratios to the baseline hold up better' : ''}.`,
     `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
     `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
-    `- Workers: concurrency ${settings.concurrency} handlers, engine batch ${settings.batchSize} messages per transaction, lease 30 s; PostgreSQL pool ${settings.workerPool} per worker process, ${settings.driverPool} for the driver. In-process targets (SQLite, PG) run one Worker in the driver's process, sharing its store (on PostgreSQL its pool of ${settings.workerPool}); \`PG, N procs\` targets run workers in separate processes (\`bench/worker-process.ts\`) while the driver only starts jobs through the Client and measures. Profile rows: statements/step counts every store call of the process plus BEGIN and COMMIT per transaction (on PostgreSQL each is a round trip), commits/step the transactions that wrote, round trips/transaction the statements per transaction; in-process targets only. Machine CPU busy is the share of all cores' time not idle during the run (from /proc/stat; it includes PostgreSQL and worker processes).`,
-    '- Handlers are no-ops; every figure is weft plus its store.',
+    `- Workers: targets marked "defaults" (and the worker-process targets) run \`new Worker({ store, handlers, workflows, tasks })\` with no other option on a store URL with no \`?pool=\` — concurrency ${WORKER_DEFAULTS.concurrency} handlers, engine batch ${WORKER_DEFAULTS.batchSize} messages, ${WORKER_DEFAULTS.engineLanes} engine lanes, lease ${WORKER_DEFAULTS.leaseMs / 1000} s, PostgreSQL pool ${DEFAULT_POOL_SIZE}; targets marked "tuned" pass concurrency ${settings.concurrency}, engine batch ${settings.batchSize} and pool ${settings.workerPool}. The driver of worker-process targets has a pool of ${settings.driverPool}. In-process targets run one Worker in the driver's process, sharing its store (on PostgreSQL its pool); \`PG, N procs\` targets run workers in separate processes (\`bench/worker-process.ts\`) while the driver only starts jobs through the Client and measures. Profile rows: statements/step counts every store call of the process plus BEGIN and COMMIT per transaction (on PostgreSQL each is a round trip), commits/step the transactions that wrote, round trips/transaction the statements per transaction; in-process targets only. Machine CPU busy is the share of all cores' time not idle during the run (from /proc/stat; it includes PostgreSQL and worker processes).`,
+    results.targets.includes('dbos')
+      ? '- Handlers are no-ops; every figure is weft plus its store. The DBOS Transact column (`--dbos`) runs scenario 1 only: @dbos-inc/dbos-sdk installed from npm into a scratch folder, on its defaults, in one process, on a fresh database of the same server (bench/dbos.ts).'
+      : '- Handlers are no-ops; every figure is weft plus its store.',
     '',
     '## Results',
     '',

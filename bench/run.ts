@@ -4,7 +4,7 @@
  * same run on the same store, prints a table and rewrites BENCHMARKS.md.
  *
  *   tsx bench/run.ts [--quick] [--runs N] [--only linear,latency] [--targets sqlite,pg]
- *                    [--postgres-url URL] [--out FILE] [--no-write]
+ *                    [--dbos [--dbos-dir DIR]] [--postgres-url URL] [--out FILE] [--no-write]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import {
   sqliteBaseline,
 } from './baseline.js';
 import { BenchError } from './bench-error.js';
+import { defaultDbosDir, runDbosLinear } from './dbos.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { renderMarkdown } from './report-markdown.js';
@@ -32,11 +33,14 @@ import {
   TARGET_NAMES,
   TARGETS,
   type TargetName,
-  WORKER_SETTINGS,
+  TUNED_SETTINGS,
+  workerPoolOf,
 } from './targets.js';
 
 interface CliOptions {
   quick?: boolean;
+  dbos?: boolean;
+  dbosDir?: string;
   runs?: string;
   only?: string;
   targets?: string;
@@ -103,7 +107,7 @@ async function measureBaseline(
   const url = await env.postgres.createDatabase(
     `bench_baseline_${target.replace('-', '_')}_${rep}`,
   );
-  const connections = Math.max(1, spec.processes) * env.settings.workerPool;
+  const connections = Math.max(1, spec.processes) * workerPoolOf(spec, env.settings);
   return { result: await postgresBaseline(url, connections, sizes.baselineMs) };
 }
 
@@ -136,6 +140,39 @@ async function runScenario(
   }
 }
 
+/** Scenario 1 on DBOS Transact (the `dbos` target), on a fresh database of the same server. */
+async function runDbos(
+  env: BenchEnv,
+  dbosDir: string,
+  sizes: Sizes,
+  rep: number,
+  results: ResultSet,
+  baseline: BaselineResult | undefined,
+): Promise<void> {
+  const scenario = results.scenarios.find((s) => s.id === 'linear');
+  if (!scenario) return;
+  log(`${scenario.number}. ${scenario.title} on ${TARGETS.dbos.title} (repetition ${rep + 1})`);
+  try {
+    if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
+    const url = await env.postgres.createDatabase(`bench_dbos_${rep}`);
+    const figures = await runDbosLinear(dbosDir, url, sizes, (line) => log(`  ${line}`));
+    results.addFigures(scenario, 'dbos', figures, baseline);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`  failed: ${message}`);
+    results.addError(scenario, 'dbos', message);
+  }
+}
+
+/** The targets asked for, with `dbos` after the PostgreSQL columns on defaults when `--dbos`. */
+function chosenTargets(options: CliOptions): TargetName[] {
+  const targets = parseList(options.targets, TARGET_NAMES, 'target') ?? [...DEFAULT_TARGETS];
+  if (!options.dbos || targets.includes('dbos')) return targets;
+  const at = targets.indexOf('pg');
+  if (at < 0) return [...targets, 'dbos'];
+  return [...targets.slice(0, at + 1), 'dbos', ...targets.slice(at + 1)];
+}
+
 async function main(): Promise<void> {
   const program = new Command('bench')
     .description('weft benchmarks: prints a table and rewrites BENCHMARKS.md')
@@ -147,6 +184,11 @@ async function main(): Promise<void> {
       '--postgres-url <url>',
       'use this PostgreSQL server (superuser URL) instead of starting one',
     )
+    .option(
+      '--dbos',
+      `also run scenario 1 on DBOS Transact, installed from npm into a scratch folder`,
+    )
+    .option('--dbos-dir <dir>', 'the scratch folder for DBOS (default: <tmpdir>/weft-bench-dbos)')
     .option('--out <file>', 'where to write the report', 'BENCHMARKS.md')
     .option('--no-write', 'print the table only');
   program.parse();
@@ -159,7 +201,7 @@ async function main(): Promise<void> {
   const ids = SCENARIOS.map((s) => s.id);
   const only = parseList(options.only, ids, 'scenario');
   const scenarios = SCENARIOS.filter((s) => !only || only.includes(s.id));
-  const targets = parseList(options.targets, TARGET_NAMES, 'target') ?? [...DEFAULT_TARGETS];
+  const targets = chosenTargets(options);
   const startedAt = Date.now();
   const loadAtStart = loadAverage();
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-'));
@@ -184,7 +226,7 @@ async function main(): Promise<void> {
         log(`PostgreSQL unavailable: ${postgresProblem}`);
       }
     }
-    const env: BenchEnv = { dir, postgres, settings: WORKER_SETTINGS };
+    const env: BenchEnv = { dir, postgres, settings: TUNED_SETTINGS };
     for (let rep = 0; rep < sizes.runs; rep++) {
       for (const target of targets) {
         if (TARGETS[target].dialect === 'postgres' && !postgres) continue;
@@ -199,6 +241,10 @@ async function main(): Promise<void> {
           );
         } catch (error) {
           log(`baseline on ${TARGETS[target].title} failed: ${String(error)}`);
+        }
+        if (TARGETS[target].external) {
+          await runDbos(env, options.dbosDir ?? defaultDbosDir(), sizes, rep, results, baseline);
+          continue;
         }
         for (const scenario of scenarios) {
           if (!scenario.available) continue;
@@ -220,7 +266,7 @@ async function main(): Promise<void> {
         command: commandLine(process.argv.slice(2)),
         machine: describeMachine(),
         sizes,
-        settings: WORKER_SETTINGS,
+        settings: TUNED_SETTINGS,
         sqlite: sqliteSettings,
         postgres: postgresSettings,
         postgresProblem,

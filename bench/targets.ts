@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
+import { DEFAULT_POOL_SIZE } from '../src/store/postgres/postgres-store.js';
 import type { Store } from '../src/store/store.js';
 import { Worker } from '../src/worker/worker.js';
 import { BenchError } from './bench-error.js';
@@ -20,32 +21,109 @@ import type { BenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
 import type { FromWorker, ToWorker } from './worker-process.js';
 
-/** The stores and process layouts a run can measure. */
-export const TARGET_NAMES = ['sqlite', 'sqlite-1', 'pg', 'pg-1', 'pg-4'] as const;
+/**
+ * The stores and process layouts a run can measure. `dbos` is not weft: DBOS Transact on
+ * the same PostgreSQL server, run from a scratch folder (`dbos.ts`), for scenario 1 only.
+ */
+export const TARGET_NAMES = [
+  'sqlite',
+  'pg',
+  'sqlite-tuned',
+  'pg-tuned',
+  'sqlite-1',
+  'pg-1',
+  'pg-4',
+  'dbos',
+] as const;
 /** One of {@link TARGET_NAMES}. */
 export type TargetName = (typeof TARGET_NAMES)[number];
-/** What `npm run bench` measures unless told otherwise. */
-export const DEFAULT_TARGETS: readonly TargetName[] = ['sqlite', 'pg', 'pg-4'];
+/** What `npm run bench` measures unless told otherwise: defaults first, tuned second. */
+export const DEFAULT_TARGETS: readonly TargetName[] = [
+  'sqlite',
+  'pg',
+  'sqlite-tuned',
+  'pg-tuned',
+  'pg-4',
+];
 
 /** A store and how many worker processes run against it (0: one worker inside the driver). */
 export interface TargetSpec {
   name: TargetName;
   dialect: 'sqlite' | 'postgres';
   processes: number;
+  /**
+   * `defaults`: the Worker and the store as a user's first program opens them, with no
+   * option given; `tuned`: {@link TUNED_SETTINGS} passed explicitly.
+   */
+  settings: 'defaults' | 'tuned';
   /** Column title in the table. */
   title: string;
+  /** Not weft: runs its own workload (DBOS), only where a scenario knows how. */
+  external?: boolean;
 }
 
 /** Every target by name. */
 export const TARGETS: Record<TargetName, TargetSpec> = {
-  sqlite: { name: 'sqlite', dialect: 'sqlite', processes: 0, title: 'SQLite (in-process)' },
-  'sqlite-1': { name: 'sqlite-1', dialect: 'sqlite', processes: 1, title: 'SQLite, 1 proc' },
-  pg: { name: 'pg', dialect: 'postgres', processes: 0, title: 'PG (in-process)' },
-  'pg-1': { name: 'pg-1', dialect: 'postgres', processes: 1, title: 'PG, 1 proc' },
-  'pg-4': { name: 'pg-4', dialect: 'postgres', processes: 4, title: 'PG, 4 procs' },
+  sqlite: {
+    name: 'sqlite',
+    dialect: 'sqlite',
+    processes: 0,
+    settings: 'defaults',
+    title: 'SQLite (in-process, defaults)',
+  },
+  pg: {
+    name: 'pg',
+    dialect: 'postgres',
+    processes: 0,
+    settings: 'defaults',
+    title: 'PG (in-process, defaults)',
+  },
+  'sqlite-tuned': {
+    name: 'sqlite-tuned',
+    dialect: 'sqlite',
+    processes: 0,
+    settings: 'tuned',
+    title: 'SQLite (in-process, tuned)',
+  },
+  'pg-tuned': {
+    name: 'pg-tuned',
+    dialect: 'postgres',
+    processes: 0,
+    settings: 'tuned',
+    title: 'PG (in-process, tuned)',
+  },
+  'sqlite-1': {
+    name: 'sqlite-1',
+    dialect: 'sqlite',
+    processes: 1,
+    settings: 'defaults',
+    title: 'SQLite, 1 proc',
+  },
+  'pg-1': {
+    name: 'pg-1',
+    dialect: 'postgres',
+    processes: 1,
+    settings: 'defaults',
+    title: 'PG, 1 proc',
+  },
+  'pg-4': {
+    name: 'pg-4',
+    dialect: 'postgres',
+    processes: 4,
+    settings: 'defaults',
+    title: 'PG, 4 procs',
+  },
+  dbos: {
+    name: 'dbos',
+    dialect: 'postgres',
+    processes: 0,
+    settings: 'defaults',
+    title: 'DBOS Transact (PG, defaults)',
+    external: true,
+  },
 };
 
-/** Worker and pool settings, the same for every target (reported in BENCHMARKS.md). */
+/** Worker and pool settings of the tuned targets (reported in BENCHMARKS.md). */
 export interface WorkerSettings {
   /** Task handlers running at once per worker. */
   concurrency: number;
@@ -53,17 +131,28 @@ export interface WorkerSettings {
   batchSize: number;
   /** PostgreSQL pool per worker process. */
   workerPool: number;
-  /** PostgreSQL pool of the driver (its Client). */
+  /** PostgreSQL pool of the driver (its Client) when workers run in other processes. */
   driverPool: number;
 }
 
-/** The defaults the harness measures with. */
-export const WORKER_SETTINGS: WorkerSettings = {
+/**
+ * The settings the `-tuned` targets pass explicitly: the figures the project measured by
+ * hand before the defaults were raised to match them (issue 21).
+ */
+export const TUNED_SETTINGS: WorkerSettings = {
   concurrency: 64,
   batchSize: 64,
   workerPool: 10,
   driverPool: 16,
 };
+
+/** The pool a store opens with no `?pool=N` (what the `defaults` targets' workers hold). */
+export const DEFAULT_WORKER_POOL = DEFAULT_POOL_SIZE;
+
+/** The PostgreSQL connections each worker process of `spec` holds. */
+export function workerPoolOf(spec: TargetSpec, settings: WorkerSettings): number {
+  return spec.settings === 'tuned' ? settings.workerPool : DEFAULT_WORKER_POOL;
+}
 
 /** What targets need from the run. */
 export interface BenchEnv {
@@ -101,7 +190,7 @@ function withPool(url: string, pool: number): string {
   return parsed.toString();
 }
 
-/** Starts `spec` on a fresh database named after `label`. */
+/** Starts `spec` (a weft target) on a fresh database named after `label`. */
 export async function startTarget(
   spec: TargetSpec,
   env: BenchEnv,
@@ -118,9 +207,16 @@ export async function startTarget(
   } else {
     if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
     url = await env.postgres.createDatabase(label.replace(/[^a-z0-9_]/g, '_'));
-    // In one process the Client and the Worker share the worker's pool.
-    driverUrl = withPool(url, spec.processes === 0 ? settings.workerPool : settings.driverPool);
-    workerUrl = withPool(url, settings.workerPool);
+    const tuned = spec.settings === 'tuned';
+    // In one process the Client and the Worker share the worker's pool; on defaults, the
+    // URL names no pool, as a user's first program's does.
+    driverUrl =
+      spec.processes === 0
+        ? tuned
+          ? withPool(url, settings.workerPool)
+          : url
+        : withPool(url, settings.driverPool);
+    workerUrl = tuned ? withPool(url, settings.workerPool) : url;
   }
   // The driver opens first, so migrations run once before any worker starts.
   const opened = await openStore(driverUrl);
@@ -134,13 +230,19 @@ export async function startTarget(
       inProcess = new Worker({
         store,
         ...benchWork,
-        concurrency: settings.concurrency,
-        batchSize: settings.batchSize,
+        ...(spec.settings === 'tuned' && {
+          concurrency: settings.concurrency,
+          batchSize: settings.batchSize,
+        }),
       });
       await inProcess.start();
     } else {
       const started = Array.from({ length: spec.processes }, () =>
-        spawnWorker(workerUrl, settings, env.workerExecArgv ?? []),
+        spawnWorker(
+          workerUrl,
+          spec.settings === 'tuned' ? settings : undefined,
+          env.workerExecArgv ?? [],
+        ),
       );
       children.push(...started.map((s) => s.child));
       await Promise.all(started.map((s) => s.ready));
@@ -158,7 +260,7 @@ export async function startTarget(
     ...(counts && { counts }),
     client,
     workerConnections:
-      spec.dialect === 'sqlite' ? 1 : Math.max(1, spec.processes) * settings.workerPool,
+      spec.dialect === 'sqlite' ? 1 : Math.max(1, spec.processes) * workerPoolOf(spec, settings),
     async workerRss() {
       if (spec.processes === 0) return [process.memoryUsage().rss];
       return Promise.all(children.map(askRss));
@@ -195,24 +297,18 @@ function sizeOf(file: string): number {
   }
 }
 
+/** A worker process; `settings` undefined: the Worker's defaults. */
 function spawnWorker(
   url: string,
-  settings: WorkerSettings,
+  settings: WorkerSettings | undefined,
   execArgv: string[],
 ): { child: ChildProcess; ready: Promise<void> } {
+  const tuning = settings
+    ? ['--concurrency', String(settings.concurrency), '--batch', String(settings.batchSize)]
+    : [];
   const child = spawn(
     process.execPath,
-    [
-      ...execArgv,
-      '--import',
-      'tsx',
-      WORKER_SCRIPT,
-      url,
-      '--concurrency',
-      String(settings.concurrency),
-      '--batch',
-      String(settings.batchSize),
-    ],
+    [...execArgv, '--import', 'tsx', WORKER_SCRIPT, url, ...tuning],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   const ready = new Promise<void>((resolve, reject) => {

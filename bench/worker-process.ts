@@ -1,6 +1,6 @@
 /**
  * A benchmark worker process: `node --import tsx bench/worker-process.ts <store url>
- * [--concurrency N] [--batch N]`. It runs one weft Worker with the benchmark's work (the
+ * [--concurrency N] [--batch N]` (the Worker's defaults without them). It runs one weft Worker with the benchmark's work (the
  * no-op handler, scenario 2's code-first workflow and task) until told to stop. Spawned with an IPC channel, it says `{ type: 'ready' }` once its loops
  * run, answers `{ type: 'rss' }` with its resident memory, and on `{ type: 'stop' }` (or
  * SIGTERM) stops the worker gracefully, closes the store and exits 0.
@@ -21,8 +21,8 @@ export type FromWorker =
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
-    concurrency: { type: 'string', default: '64' },
-    batch: { type: 'string', default: '64' },
+    concurrency: { type: 'string' },
+    batch: { type: 'string' },
   },
 });
 const url = positionals[0];
@@ -38,8 +38,9 @@ try {
   const worker = new Worker({
     store,
     ...benchWork,
-    concurrency: Number(values.concurrency),
-    batchSize: Number(values.batch),
+    // Without the flags, the Worker's defaults.
+    ...(values.concurrency !== undefined && { concurrency: Number(values.concurrency) }),
+    ...(values.batch !== undefined && { batchSize: Number(values.batch) }),
   });
   await worker.start();
   let stopping = false;

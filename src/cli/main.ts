@@ -11,6 +11,7 @@ import { FLOW_STATES, type FlowState } from '../core/states.js';
 import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { WORKER_DEFAULTS } from '../worker/worker-options.js';
 import { LOG_FORMATS } from './cli-logger.js';
 import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
@@ -91,7 +92,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--input <json>', 'job input as JSON')
     .option('--handlers <module>', 'ES module whose default export maps task names to handlers')
     .option('--id <id>', 'job id (idempotent)')
-    .option('--concurrency <n>', 'handlers running at once (default 10)', positiveWholeNumber)
+    .option(
+      '--concurrency <n>',
+      `handlers running at once (default ${WORKER_DEFAULTS.concurrency}; lower it for CPU-bound handlers)`,
+      positiveWholeNumber,
+    )
     .option('--json', 'print the finished job as JSON')
     .option(
       '--workflow <name>',
@@ -192,7 +197,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       '--handlers <module>',
       'ES module (JS or TS): a default export of task handlers, and any code-first workflows and tasks it exports',
     )
-    .option('--concurrency <n>', 'handlers running at once', positiveWholeNumber, 10)
+    .option(
+      '--concurrency <n>',
+      'handlers running at once (lower it for CPU-bound handlers)',
+      positiveWholeNumber,
+      WORKER_DEFAULTS.concurrency,
+    )
     .option(
       '--grace-ms <ms>',
       'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',

@@ -71,7 +71,7 @@ export async function runCodeFirst(
     workflows,
     tasks: [...module.tasks, ...extra.tasks],
     handlers: { ...module.handlers, ...extra.handlers },
-    concurrency: options.concurrency ?? 10,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     graceMs: WORKER_GRACE_MS,
   });
   const client = new Client(store);

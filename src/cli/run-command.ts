@@ -123,7 +123,7 @@ export async function runCommand(
     store,
     logger,
     handlers,
-    concurrency: options.concurrency ?? 10,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     graceMs: WORKER_GRACE_MS,
     // Every step commits on its own, so each intermediate collation key is printed.
     inlineSteps: 0,

@@ -51,7 +51,7 @@ export async function runWorkerCommand(
     handlers: module.handlers,
     workflows: module.workflows,
     tasks: module.tasks,
-    concurrency: options.concurrency ?? 10,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

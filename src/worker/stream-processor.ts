@@ -70,8 +70,10 @@ export interface FollowUpSession {
   /** The transaction to run messages on. */
   readonly tx: StoreTx;
   /**
-   * Runs last inside the transaction: reports the start of the follow-ups it picked up
-   * (code-first works tell their instance `onStart`), so that costs no commit of its own.
+   * Runs last inside the transaction, and must run before it commits: reports the start
+   * of the follow-ups it picked up (code-first works tell their instance `onStart`), so
+   * that costs no commit of its own, and writes the history lines appended through
+   * {@link tx}, all in one statement.
    */
   beforeCommit(): Promise<void>;
   committed(): void;

@@ -37,6 +37,26 @@ export function logWarning(
   else logger.error(message, error, fields);
 }
 
+/**
+ * The defaults of {@link WorkerOptions}, sized for async handlers (see docs/benchmarks.md,
+ * "The defaults"). `concurrency` equals `batchSize`: an engine batch that enters up to
+ * `batchSize` tasks can claim every one of them in its own commit, and a result that
+ * enters the next task claims it in the result's commit, instead of leaving it for a claim
+ * of its own. Handlers that keep a core busy (not awaiting I/O) should lower
+ * `concurrency` to about the number of cores, or move the work to worker threads.
+ */
+export const WORKER_DEFAULTS = {
+  concurrency: 64,
+  batchSize: 64,
+  engineLanes: 4,
+  inlineSteps: 64,
+  leaseMs: 30_000,
+  maxDeliveries: 10,
+  idleMs: 1000,
+  graceMs: 10_000,
+  giveUpMs: 600_000,
+} as const;
+
 /** How a worker runs. */
 export interface WorkerOptions {
   store: Store;
@@ -46,7 +66,11 @@ export interface WorkerOptions {
   workflows?: readonly WorkflowDefinition<never[], unknown>[];
   /** Code-first tasks this worker runs (added to `handlers` under their names). */
   tasks?: readonly TaskDefinition<never, unknown>[];
-  /** Most task handlers running at once (default 10). */
+  /**
+   * Most task handlers running at once (default 64, as `batchSize`). Handlers that await
+   * I/O cost little while they wait, and a free slot lets a step's result claim the next
+   * task in its own commit. Lower it for CPU-bound handlers (to about the core count).
+   */
   concurrency?: number;
   /** Most engine messages in one transaction (default 64). */
   batchSize?: number;

@@ -32,7 +32,7 @@ import {
 } from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
-import { stderrLogger, type WorkerOptions } from './worker-options.js';
+import { stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
 
 /** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
@@ -101,24 +101,24 @@ export class Worker {
       // expressions their steps need that are not cheap outside themselves (expression-plan.ts).
       store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
       consumer: this.consumer,
-      leaseMs: options.leaseMs ?? 30_000,
-      batchSize: options.batchSize ?? 64,
-      maxDeliveries: options.maxDeliveries ?? 10,
+      leaseMs: options.leaseMs ?? WORKER_DEFAULTS.leaseMs,
+      batchSize: options.batchSize ?? WORKER_DEFAULTS.batchSize,
+      maxDeliveries: options.maxDeliveries ?? WORKER_DEFAULTS.maxDeliveries,
       logger,
       onCommit: options.onCommit,
       // A dead-lettered message ends its job in FAILURE, in the same transaction.
       onDeadLetter: (tx, dead) => endDeadLetteredJob(tx, this.models, dead),
       now: () => this.clock.now(),
     };
-    this.idleMs = options.idleMs ?? 1000;
-    this.graceMs = options.graceMs ?? 10_000;
-    this.giveUpMs = options.giveUpMs ?? 600_000;
-    this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? 4));
-    this.concurrency = options.concurrency ?? 10;
+    this.idleMs = options.idleMs ?? WORKER_DEFAULTS.idleMs;
+    this.graceMs = options.graceMs ?? WORKER_DEFAULTS.graceMs;
+    this.giveUpMs = options.giveUpMs ?? WORKER_DEFAULTS.giveUpMs;
+    this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? WORKER_DEFAULTS.engineLanes));
+    this.concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
     // Their steps' history lines name this worker by its consumer id.
     this.graph = new GraphEngine({
       clock: this.clock,
-      inlineSteps: options.inlineSteps ?? 64,
+      inlineSteps: options.inlineSteps ?? WORKER_DEFAULTS.inlineSteps,
       worker: this.consumer,
     });
     this.durable = new DurableEngine({

@@ -147,6 +147,27 @@ describe('batch operations', () => {
     );
   });
 
+  it('adds to stored and absent counters at once with no initial, in order, losing no add', async () => {
+    await store.addCounter({ job: 'j', field: 'b' }, 10n);
+    await store.addCounter({ job: 'j', activity: 'a', dimension: 'd#1', field: 'sem' }, 100n);
+    const refs = [
+      { job: 'j', field: 'new' },
+      { job: 'j', activity: 'a', dimension: 'd#1', field: 'sem' },
+      { job: 'j', field: 'b' },
+    ];
+    const added = await store.transaction((tx) =>
+      tx.addCounters(refs.map((ref, i) => ({ ref, delta: BigInt(i + 1) }))),
+    );
+    expect(added).toEqual([1n, 102n, 13n]);
+    // Eight transactions at once add to the same counters: every add counts.
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        store.transaction((tx) => tx.addCounters(refs.map((ref) => ({ ref, delta: 1n })))),
+      ),
+    );
+    expect(await store.getCounters(refs)).toEqual([9n, 110n, 21n]);
+  });
+
   it('reads and upserts many activities; fields a write leaves out keep their values', async () => {
     await store.putActivity({
       job: 'j',

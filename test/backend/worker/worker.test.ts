@@ -8,6 +8,7 @@ import { compileWorkflow } from '../../../src/engine/compiler.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const fanOut = compileWorkflow(`
 workflow: fan
@@ -36,6 +37,45 @@ beforeEach(async () => {
 afterEach(async () => close());
 
 describe('Worker', () => {
+  it('runs 64 handlers at once on its defaults, and no more', async () => {
+    let running = 0;
+    let most = 0;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const worker = new Worker({
+      store,
+      handlers: {
+        work: async (input) => {
+          running++;
+          most = Math.max(most, running);
+          await released;
+          running--;
+          return (input as { n: number }).n;
+        },
+        sum: async (input) => input,
+      },
+    });
+    await worker.start();
+    try {
+      // 30 jobs enter 90 `work` tasks at once: 64 run, the rest wait for a slot.
+      const jobs = await Promise.all(
+        Array.from({ length: 30 }, (_, n) => client.start('fan', { n })),
+      );
+      await waitFor(() => running === 64, '64 handlers running at once');
+      release();
+      const done = await Promise.all(
+        jobs.map((j) => client.result(j.id, { wait: true, timeoutMs: 60_000 })),
+      );
+      expect(done.map((j) => j.state)).toEqual(jobs.map(() => 'SUCCESS'));
+      expect(most).toBe(64);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+
   it('runs 100 jobs with parallel branches and joins to the end, leaving no message behind', async () => {
     const worker = new Worker({
       store,

@@ -68,6 +68,19 @@ const ADD_MANY = sql(
    RETURNING u.n, c.value::text AS value`,
 );
 
+// Adds with no `initial` (a counter absent is created at 0): one upsert, the add itself
+// applied by ON CONFLICT DO UPDATE, which serializes with any other add on the row as the
+// UPDATE does. Each counter appears once in a call (the contract), so no row is hit twice.
+const UPSERT_MANY = sql(
+  'counter_upsert_many',
+  `INSERT INTO weft_counters AS c (job, activity, dimension, field, value)
+   SELECT job, activity, dimension, field, delta::numeric
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+     AS u(job, activity, dimension, field, delta)
+   ON CONFLICT (job, activity, dimension, field) DO UPDATE SET value = c.value + EXCLUDED.value
+   RETURNING job, activity, dimension, field, value::text AS value`,
+);
+
 function columns(refs: CounterRef[]): [string[], string[], string[], string[]] {
   const out: [string[], string[], string[], string[]] = [[], [], [], []];
   for (const ref of refs) {
@@ -125,10 +138,28 @@ export const counters = {
     return inOrder(refs.length, await db.rows(GET_MANY, columns(refs)));
   },
 
-  /** Applies several adds in two statements (create the absent, then add to all). */
+  /**
+   * Applies several adds: in one upsert when none has an `initial` (a step's adds: the
+   * counters it read, or new ones at 0), else in two statements (create the absent at
+   * their initial values, then add to all).
+   */
   async addCounters(db: Db, adds: CounterAdd[]): Promise<bigint[]> {
     if (adds.length === 0) return [];
     const keys = columns(adds.map((a) => a.ref));
+    if (adds.every((a) => a.initial === undefined)) {
+      const rows = await db.rows<{
+        job: string;
+        activity: string;
+        dimension: string;
+        field: string;
+        value: string;
+      }>(UPSERT_MANY, [...keys, adds.map((a) => a.delta.toString())]);
+      const byKey = new Map<string, bigint>();
+      for (const r of rows) {
+        byKey.set([r.job, r.activity, r.dimension, r.field].join('\u0000'), BigInt(r.value));
+      }
+      return adds.map((a) => byKey.get(counterKey(a.ref).join('\u0000')) ?? 0n);
+    }
     await db.count(CREATE_MANY, [...keys, adds.map((a) => a.initial?.toString() ?? null)]);
     const rows = await db.rows<{ n: string; value: string }>(ADD_MANY, [
       ...keys,
