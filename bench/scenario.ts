@@ -4,6 +4,7 @@
  * the baseline measured in the same repetition on the same target.
  */
 import type { Sizes } from './sizes.js';
+import { percentile } from './stats.js';
 import type { RunningTarget } from './targets.js';
 
 /** One measured number. */
@@ -22,6 +23,23 @@ export interface Figure {
    * connection (`sequential`) or on the workers' connection count (`parallel`).
    */
   ratio?: 'sequential' | 'parallel';
+}
+
+/**
+ * The p50 of a whole job when jobs ran one at a time (`c=1`), watched beside the
+ * throughput; none at other concurrencies.
+ */
+export function oneAtATimeLatency(concurrency: number, latenciesMs: readonly number[]): Figure[] {
+  if (concurrency !== 1) return [];
+  return [
+    {
+      key: 'c1.p50',
+      label: 'c=1 p50 of a job',
+      value: percentile(latenciesMs, 50),
+      unit: 'ms',
+      digits: 2,
+    },
+  ];
 }
 
 /** What a scenario run gets. */

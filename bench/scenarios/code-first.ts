@@ -5,8 +5,8 @@
 import { CODE_FIRST_STEPS, codeFirstWorkflow } from '../bench-handlers.js';
 import { runJobs } from '../drive.js';
 import { startStepProfile } from '../profile/step-profile.js';
-import type { Figure, Scenario } from '../scenario.js';
-import { percentile, perSecond } from '../stats.js';
+import { type Figure, oneAtATimeLatency, type Scenario } from '../scenario.js';
+import { perSecond } from '../stats.js';
 
 /** Scenario 2. */
 export const codeFirstScenario: Scenario = {
@@ -43,17 +43,7 @@ export const codeFirstScenario: Scenario = {
           unit: 'steps/s',
           ratio: concurrency === 1 ? 'sequential' : 'parallel',
         },
-        ...(concurrency === 1
-          ? [
-              {
-                key: 'c1.p50',
-                label: 'c=1 p50 of a job',
-                value: percentile(run.latenciesMs, 50),
-                unit: 'ms',
-                digits: 2,
-              },
-            ]
-          : []),
+        ...oneAtATimeLatency(concurrency, run.latenciesMs),
         ...profile.finish(run.finished * CODE_FIRST_STEPS),
       );
     }

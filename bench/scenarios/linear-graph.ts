@@ -4,8 +4,8 @@
  */
 import { runJobs } from '../drive.js';
 import { startStepProfile } from '../profile/step-profile.js';
-import type { Figure, Scenario } from '../scenario.js';
-import { percentile, perSecond } from '../stats.js';
+import { type Figure, oneAtATimeLatency, type Scenario } from '../scenario.js';
+import { perSecond } from '../stats.js';
 import { linearWorkflow } from '../workflows.js';
 
 /** Task steps per job. */
@@ -48,17 +48,7 @@ export const linearGraphScenario: Scenario = {
           unit: 'steps/s',
           ratio: concurrency === 1 ? 'sequential' : 'parallel',
         },
-        ...(concurrency === 1
-          ? [
-              {
-                key: 'c1.p50',
-                label: 'c=1 p50 of a job',
-                value: percentile(run.latenciesMs, 50),
-                unit: 'ms',
-                digits: 2,
-              },
-            ]
-          : []),
+        ...oneAtATimeLatency(concurrency, run.latenciesMs),
         ...profile.finish(run.finished * LINEAR_STEPS),
       );
     }

@@ -97,6 +97,16 @@ function inOrder(count: number, rows: { n: string; value: string }[]): (bigint |
 }
 
 /** Counter operations. */
+
+/** A counter row as PostgreSQL returns it (its value as text: a bigint). */
+type CounterRow = {
+  job: string;
+  activity: string;
+  dimension: string;
+  field: string;
+  value: string;
+};
+
 export const counters = {
   /** Adds `delta` (starting from `initial`, or 0, when absent) and returns the new value. */
   async addCounter(db: Db, ref: CounterRef, delta: bigint, initial?: bigint): Promise<bigint> {
@@ -116,13 +126,7 @@ export const counters = {
     dimensions?: string[],
   ): Promise<{ ref: CounterRef; value: bigint }[]> {
     if (jobs.length === 0) return [];
-    const rows = await db.rows<{
-      job: string;
-      activity: string;
-      dimension: string;
-      field: string;
-      value: string;
-    }>(
+    const rows = await db.rows<CounterRow>(
       dimensions ? LIST_JOBS_THREADS : LIST_JOBS,
       dimensions ? [[...new Set(jobs)], [...new Set(dimensions)]] : [[...new Set(jobs)]],
     );
@@ -147,13 +151,10 @@ export const counters = {
     if (adds.length === 0) return [];
     const keys = columns(adds.map((a) => a.ref));
     if (adds.every((a) => a.initial === undefined)) {
-      const rows = await db.rows<{
-        job: string;
-        activity: string;
-        dimension: string;
-        field: string;
-        value: string;
-      }>(UPSERT_MANY, [...keys, adds.map((a) => a.delta.toString())]);
+      const rows = await db.rows<CounterRow>(UPSERT_MANY, [
+        ...keys,
+        adds.map((a) => a.delta.toString()),
+      ]);
       const byKey = new Map<string, bigint>();
       for (const r of rows) {
         byKey.set([r.job, r.activity, r.dimension, r.field].join('\u0000'), BigInt(r.value));
