@@ -7,11 +7,12 @@
  * line adds the error's stack below it only at level error (a job that failed, a loop
  * that failed) or with `verbose`: a failed attempt the engine retries is one line.
  */
+
 import { pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
-import { ValidationError } from '../core/errors.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { LogFields, WorkerLogger } from '../worker/worker-options.js';
+import { oneOf } from './choice-option.js';
 
 /** The formats of `--log-format`. */
 export const LOG_FORMATS = ['pretty', 'json'] as const;
@@ -21,14 +22,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Checks a `--log-format` value. */
 export function parseLogFormat(value: string | undefined): LogFormat {
-  const format = value ?? 'pretty';
-  if (!(LOG_FORMATS as readonly string[]).includes(format)) {
-    throw new ValidationError(
-      `must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(format)}`,
-      '--log-format',
-    );
-  }
-  return format as LogFormat;
+  return oneOf(LOG_FORMATS, value ?? 'pretty', '--log-format');
 }
 
 /** How {@link createCliLogger} writes. */

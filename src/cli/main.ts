@@ -12,6 +12,7 @@ import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { WORKER_DEFAULTS } from '../worker/worker-options.js';
+import { oneOf } from './choice-option.js';
 import { LOG_FORMATS } from './cli-logger.js';
 import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
@@ -23,7 +24,6 @@ import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import { packageVersion } from './package-version.js';
 import {
   ACTIVITY_ORDERS,
-  type ActivityOrder,
   formatJobList,
   formatJobView,
   type Output,
@@ -305,20 +305,18 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, job: string) => {
-        const order = (opts.order as string | undefined) ?? 'key';
-        if (!(ACTIVITY_ORDERS as readonly string[]).includes(order)) {
-          throw new ValidationError(
-            `must be one of ${ACTIVITY_ORDERS.join(', ')}, got ${JSON.stringify(order)}`,
-            '--order',
-          );
-        }
+        const order = oneOf(
+          ACTIVITY_ORDERS,
+          (opts.order as string | undefined) ?? 'key',
+          '--order',
+        );
         const view = await new Client(store).status(job);
         if (opts.json) printJson(output, view);
         else
           output.out(
             formatJobView(view, {
               verbose: Boolean(opts.verbose),
-              order: order as ActivityOrder,
+              order,
             }),
           );
         return 0;
