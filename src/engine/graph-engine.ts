@@ -232,16 +232,20 @@ export class GraphEngine {
     // A suspending or suspended job records what arrives for it (task results, wake-ups,
     // signals, children) but starts nothing: its entries, and the new work its steps plan,
     // are parked until it resumes.
-    const live = (await tx.lockJobs(ids)).filter(
+    // Only the threads the batch's messages run in (and the job's own, '') are read: a
+    // job that cycled a thousand times keeps a thousand threads nobody here needs. The
+    // reads are issued behind the lock at once (the store runs them in order, so they see
+    // the jobs locked) and may include a job found ended, which is then left out.
+    const dimensions = [...new Set(['', ...works.map((w) => w.d)])];
+    const [locked, counters, records] = await Promise.all([
+      tx.lockJobs(ids),
+      tx.countersOfJobs(ids, dimensions),
+      tx.activitiesOfJobs(ids, dimensions),
+    ]);
+    const live = locked.filter(
       (job) => (job.state === 'RUNNING' || startsNothing(job.state)) && job.model === 'graph',
     );
-    const liveIds = live.map((job) => job.id);
     const stopped = new Set(live.filter((job) => startsNothing(job.state)).map((job) => job.id));
-    // Only the threads the batch's messages run in (and the job's own, '') are read: a
-    // job that cycled a thousand times keeps a thousand threads nobody here needs.
-    const dimensions = [...new Set(['', ...works.map((w) => w.d)])];
-    const counters = await tx.countersOfJobs(liveIds, dimensions);
-    const records = await tx.activitiesOfJobs(liveIds, dimensions);
     const states = new Map<string, JobState>();
     /** Each job's snapshot, to plan a step over it again (see `pending` below). */
     const snapshots = new Map<string, () => JobState>();

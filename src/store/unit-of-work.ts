@@ -8,7 +8,8 @@
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
 import { counterKey } from './counter-key.js';
-import type { CounterAdd, CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
+import { Issued } from './issued.js';
+import type { CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 import { yieldIfDue } from './yield-point.js';
 
 /** What a committed unit returns: the new value of each counter, in the unit's order. */
@@ -43,26 +44,51 @@ async function unique<T>(items: readonly T[], key: (item: T) => string): Promise
   return true;
 }
 
-/** The adds as one set-based statement when each counter appears once, else one by one. */
-async function addAll(tx: StoreTx, adds: CounterAdd[]): Promise<bigint[]> {
-  if (adds.length === 0) return [];
-  if (await unique(adds, (a) => refKey(a.ref))) return tx.addCounters(adds);
-  const out: bigint[] = [];
-  for (const c of adds) out.push(await tx.addCounter(c.ref, c.delta, c.initial));
-  return out;
-}
-
-/** Applies a unit inside an open transaction. */
+/**
+ * Applies a unit inside an open transaction. Every write is issued in the unit's order
+ * before any is awaited, so a store whose connection pipelines (PostgreSQL) sends them
+ * together; the checks on what they return come after, and any that fails rolls the
+ * whole transaction back, so issuing the later writes first changes nothing.
+ */
 export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResult> {
-  if (unit.ack) {
-    const { stream, id, consumer } = unit.ack;
-    if (!(await tx.ack(stream, id, consumer))) throw new LeaseLostError(stream, id, consumer);
-  }
-  for (const job of unit.jobs ?? []) await tx.createJob(job);
-  if (unit.journal?.length) await tx.appendJournal(unit.journal);
-  const messageIds = unit.append?.length ? await tx.append(unit.append) : [];
   const adds = unit.counters ?? [];
-  const counters = await addAll(tx, adds);
+  const writes = unit.activities ?? [];
+  // Set-based statements when each counter and record appears once, else one by one.
+  const addsOnce = adds.length > 0 && (await unique(adds, (a) => refKey(a.ref)));
+  const writesOnce = await unique(
+    writes,
+    (w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`,
+  );
+  const issued = new Issued();
+  const issue = <T>(call: Promise<T>): Promise<T> => issued.add(call);
+  const acked = unit.ack ? issue(tx.ack(unit.ack.stream, unit.ack.id, unit.ack.consumer)) : null;
+  for (const job of unit.jobs ?? []) issue(tx.createJob(job));
+  if (unit.journal?.length) issue(tx.appendJournal(unit.journal));
+  const appended = unit.append?.length ? issue(tx.append(unit.append)) : Promise.resolve([]);
+  const added: Promise<bigint[]> | Promise<bigint>[] = addsOnce
+    ? issue(tx.addCounters(adds))
+    : adds.map((c) => issue(tx.addCounter(c.ref, c.delta, c.initial)));
+  if (writesOnce) {
+    if (writes.length > 0) issue(tx.putActivities(writes));
+  } else {
+    for (const write of writes) issue(tx.putActivity(write));
+  }
+  for (const key of unit.cancelTimers ?? []) issue(tx.cancelTimer(key));
+  for (const timer of unit.timers ?? []) issue(tx.scheduleTimer(timer));
+  for (const key of unit.removeWaiters ?? []) issue(tx.removeWaiter(key));
+  for (const waiter of unit.waiters ?? []) issue(tx.registerWaiter(waiter));
+  for (const { id, patch } of unit.jobPatches ?? []) issue(tx.updateJob(id, patch));
+  const moved = (unit.jobStates ?? []).map((move) =>
+    issue(tx.setJobState(move.id, move.from, move.to, move.patch)),
+  );
+  if (unit.history?.length) issue(tx.appendHistory(unit.history));
+  await issued.settled();
+
+  if (acked && !(await acked)) {
+    const { stream, id, consumer } = unit.ack as NonNullable<UnitOfWork['ack']>;
+    throw new LeaseLostError(stream, id, consumer);
+  }
+  const counters = Array.isArray(added) ? await Promise.all(added) : await added;
   for (const [i, c] of adds.entries()) {
     const value = counters[i] as bigint;
     if (c.expect !== undefined && value !== c.expect) {
@@ -72,24 +98,12 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
       );
     }
   }
-  const writes = unit.activities ?? [];
-  if (await unique(writes, (w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`)) {
-    await tx.putActivities(writes);
-  } else {
-    for (const write of writes) await tx.putActivity(write);
-  }
-  for (const key of unit.cancelTimers ?? []) await tx.cancelTimer(key);
-  for (const timer of unit.timers ?? []) await tx.scheduleTimer(timer);
-  for (const key of unit.removeWaiters ?? []) await tx.removeWaiter(key);
-  for (const waiter of unit.waiters ?? []) await tx.registerWaiter(waiter);
-  for (const { id, patch } of unit.jobPatches ?? []) await tx.updateJob(id, patch);
-  for (const move of unit.jobStates ?? []) {
-    if (!(await tx.setJobState(move.id, move.from, move.to, move.patch))) {
+  for (const [i, move] of (unit.jobStates ?? []).entries()) {
+    if (!(await moved[i])) {
       throw new InvalidStateError('flow', move.from, move.to, `job ${move.id} is not ${move.from}`);
     }
   }
-  if (unit.history?.length) await tx.appendHistory(unit.history);
-  return { counters, messageIds };
+  return { counters, messageIds: await appended };
 }
 
 /** Commits a unit in its own transaction. */

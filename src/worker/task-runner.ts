@@ -418,6 +418,8 @@ export class TaskRunner {
       await this.respond(tx, [c.response]);
     };
     // The whole group: one ack statement per task stream, then every response at once.
+    // The acks are issued, not awaited, before the responses' statements (a pipelining
+    // store sends them together); a lost one fails the transaction before it commits.
     const all = async (tx: StoreTx) => {
       const byStream = new Map<string, string[]>();
       for (const c of batch) {
@@ -425,17 +427,20 @@ export class TaskRunner {
         ids.push(c.message.id);
         byStream.set(c.message.stream, ids);
       }
-      for (const [stream, ids] of byStream) {
+      const acks = [...byStream].map(async ([stream, ids]) => {
         const acked = await tx.ackMany(stream, ids, consumer);
         if (acked.length !== ids.length) {
           const lost = ids.find((id) => !acked.includes(id)) as string;
           throw new LeaseLostError(stream, lost, consumer);
         }
-      }
-      await this.respond(
-        tx,
-        batch.map((c) => c.response),
-      );
+      });
+      await Promise.all([
+        ...acks,
+        this.respond(
+          tx,
+          batch.map((c) => c.response),
+        ),
+      ]);
     };
     // Lock jobs in the order engine batches do, so the two can't deadlock.
     batch.sort((x, y) => x.response.job.localeCompare(y.response.job));

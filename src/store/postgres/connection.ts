@@ -34,10 +34,16 @@ export function clientConfig(url: PostgresUrl): pg.ClientConfig {
   };
 }
 
-/** A pool of `size` connections; its idle clients' failures are absorbed (the next use reconnects). */
+/**
+ * A pool of `size` connections; its idle clients' failures are absorbed (the next use
+ * reconnects). Its connections pipeline: statements issued on one before the previous
+ * answered go out at once and are answered in order, so a transaction that issues its
+ * independent statements together pays one round trip for them, not one each.
+ */
 export function createPool(url: PostgresUrl, size: number): pg.Pool {
   const pool = new pg.Pool({
     ...clientConfig(url),
+    pipeline: true,
     max: size,
     idleTimeoutMillis: 30_000,
     // Idle connections alone do not keep a process alive (a script that forgot close()).

@@ -180,14 +180,19 @@ class PostgresStore {
     };
     let destroy: Error | undefined;
     try {
-      try {
-        await client.query('BEGIN');
-      } catch (error) {
-        destroy = error as Error;
-        throw this.wrap(error);
-      }
+      // BEGIN is not awaited on its own: the transaction's first statement goes out behind
+      // it (the connection pipelines), and it is awaited before COMMIT.
+      const begun = client.query('BEGIN').then(
+        () => undefined,
+        (error: unknown) => {
+          destroy = error as Error;
+          return this.wrap(error);
+        },
+      );
       try {
         const result = await txContext.run(frame, () => fn(this.txFor(frame)));
+        const failed = await begun;
+        if (failed) throw failed;
         frame.active = false;
         await client.query('COMMIT').catch((error: unknown) => {
           throw this.wrap(error);
@@ -199,7 +204,8 @@ class PostgresStore {
         await client.query('ROLLBACK').catch((rollbackError: unknown) => {
           destroy = rollbackError as Error;
         });
-        throw error;
+        // A BEGIN that failed is the cause of whatever failed after it.
+        throw (await begun) ?? error;
       }
     } finally {
       client.off('error', ignore);
