@@ -346,11 +346,11 @@ export class Client {
   async pause(jobId: string): Promise<JobRecord> {
     const job = await this.runningJob(jobId, 'pause');
     if (job.model === 'durable') return this.controlDurable(jobId, 'pause');
-    await this.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const locked = await tx.lockJob(jobId);
       if (locked) await suspendJob(tx, locked, { now: this.clock.now() });
+      return (await tx.getJob(jobId)) as JobRecord;
     });
-    return (await this.store.getJob(jobId)) as JobRecord;
   }
 
   /**
@@ -362,11 +362,11 @@ export class Client {
   async resume(jobId: string): Promise<JobRecord> {
     const job = await this.runningJob(jobId, 'resume');
     if (job.model === 'durable') return this.controlDurable(jobId, 'resume');
-    await this.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const locked = await tx.lockJob(jobId);
       if (locked) await resumeJob(tx, locked, { now: this.clock.now() });
+      return (await tx.getJob(jobId)) as JobRecord;
     });
-    return (await this.store.getJob(jobId)) as JobRecord;
   }
 
   /** A job that has not ended, for `what`. */
@@ -392,10 +392,13 @@ export class Client {
     return this.controlDurable(jobId, 'terminate');
   }
 
+  /** The job as the command left it (a worker may move it on as soon as it commits). */
   private async controlDurable(jobId: string, op: 'pause' | 'resume' | 'terminate') {
     await this.durableJob(jobId, op);
-    await this.transaction((tx) => this.models.durable.control(tx, jobId, op));
-    return (await this.store.getJob(jobId)) as JobRecord;
+    return this.transaction(async (tx) => {
+      await this.models.durable.control(tx, jobId, op);
+      return (await tx.getJob(jobId)) as JobRecord;
+    });
   }
 
   private async durableJob(jobId: string, what: string): Promise<JobRecord> {

@@ -48,6 +48,7 @@ import {
   startsNothing,
   suspendJob,
 } from '../engine/suspension.js';
+import { Issued } from '../store/issued.js';
 import type {
   ErrorRecord,
   JobRecord,
@@ -200,7 +201,13 @@ export class DurableEngine {
    * suspended is parked with the job's other work, and delivered when it resumes.
    */
   async act(tx: StoreTx, jobId: string, action: Action): Promise<void> {
-    const locked = await this.lock(tx, jobId);
+    const locking = this.lock(tx, jobId);
+    // A result's semaphore is read behind the lock, in the same round trip.
+    const semaphore =
+      action.type === 'onSuccess' || action.type === 'onFailure'
+        ? new Issued().add(tx.getCounter(semaphoreRef(jobId, action.uuid)))
+        : undefined;
+    const locked = await locking;
     if (!locked) {
       // The instance ended: a work it did not wait for may still report (late-results.ts).
       if (isLateAction(action)) await this.actAfterEnd(tx, jobId, action);
@@ -243,7 +250,7 @@ export class DurableEngine {
     let current = instance;
     let effects: Effect[] = [];
     if (delivered.type === 'onSuccess' || delivered.type === 'onFailure') {
-      if (!(await this.recordResult(tx, jobId, delivered.uuid))) return;
+      if (!(await this.recordResult(tx, jobId, delivered.uuid, 'sem', semaphore))) return;
       // Only a task with a schedule-to-close timeout has a timer to cancel.
       const status = instance.statuses[statusIndexOf(instance.statuses, delivered.uuid)];
       if (status?.deadline !== undefined) {
@@ -538,12 +545,11 @@ export class DurableEngine {
       pending = applied.effects;
       definition = undefined;
     }
-    await this.save(tx, job, loaded, instance);
     const state = flowStateOf(instance);
     if (isFinalFlowState(state) && job.state !== state) {
       lines.push(stateLine(job.id, 'end', state, instance.error, this.clock.now()));
     }
-    await this.writeHistory(tx, lines);
+    await this.save(tx, job, loaded, instance, lines);
   }
 
   /** Writes history lines, naming this runtime's worker, in one statement. */
@@ -554,18 +560,24 @@ export class DurableEngine {
 
   /**
    * Stores `instance`, loaded as `loaded`: appends the journal entries for what changed,
-   * writes the new head and moves the job's state. Nothing at all when nothing changed.
+   * writes the new head and moves the job's state (nothing when nothing changed), and
+   * writes `lines` to the job's history. On the common path the three are issued together.
    */
   private async save(
     tx: StoreTx,
     job: JobRecord,
     loaded: LoadedInstance,
     instance: Instance,
+    lines: NewHistoryEntry[] = [],
   ): Promise<void> {
     const target = flowStateOf(instance);
-    if (instance === loaded.instance && target === job.state) return;
+    if (instance === loaded.instance && target === job.state) {
+      await this.writeHistory(tx, lines);
+      return;
+    }
     const writes = this.planWrites(job.id, loaded, instance);
-    if (writes.journal.length > 0) await tx.appendJournal(writes.journal);
+    const issued = new Issued();
+    if (writes.journal.length > 0) issued.add(tx.appendJournal(writes.journal));
     const final = isFinalFlowState(target);
     const patch = {
       ...writes.patch,
@@ -578,19 +590,31 @@ export class DurableEngine {
     const running = job.state === 'RUNNING' || job.state === 'SUSPENDING';
     const stopped = job.state === 'SUSPENDED' || job.state === 'SUSPENDING';
     if ((target === 'SUSPENDED' && running) || (target === 'RUNNING' && stopped)) {
+      await issued.settled();
       if (Object.keys(patch).length) await tx.updateJob(job.id, patch);
       if (target === 'RUNNING') await resumeJob(tx, job, context, { line: false });
       else if (job.state === 'RUNNING') await suspendJob(tx, job, context);
       else await settleSuspending(tx, job.id, context);
+      await this.writeHistory(tx, lines);
       return;
     }
-    await moveJobState(tx, job.id, job.state, target, patch);
+    issued.add(moveJobState(tx, job.id, job.state, target, patch));
+    if (final && instance.deadline !== undefined) {
+      issued.add(tx.cancelTimer(deadlineTimerKey(job.id)));
+    }
+    issued.add(this.writeHistory(tx, lines));
+    await issued.settled();
     if (final && stopped) await dropParked(tx, job.id);
-    if (final && instance.deadline !== undefined) await tx.cancelTimer(deadlineTimerKey(job.id));
   }
 
+  /**
+   * Carries out a decision's effects. Their semaphores, timers and messages do not depend
+   * on each other: they are issued together and awaited once (a child's start, which
+   * reads, is awaited where it comes).
+   */
   private async perform(tx: StoreTx, job: JobRecord, effects: Effect[]): Promise<void> {
     const messages: NewMessage[] = [];
+    const issued = new Issued();
     const action = (target: string, a: Action): NewMessage => ({
       stream: DURABLE_STREAM,
       job: target,
@@ -599,22 +623,24 @@ export class DurableEngine {
     for (const effect of effects) {
       switch (effect.type) {
         case 'scheduleTask': {
-          await this.scheduleWork(tx, job.id, effect.uuid);
+          issued.add(this.scheduleWork(tx, job.id, effect.uuid));
           const { clocks } = effect;
           messages.push(taskMessage(job.id, effect.uuid, effect.name, effect.input, { clocks }));
           // Its schedule-to-close deadline ends it whatever its attempts are doing.
           if (clocks.deadline !== undefined) {
             const status = { name: effect.name, deadline: clocks.deadline } as Status;
-            await tx.scheduleTimer({
-              key: workDeadlineTimerKey(job.id, effect.uuid),
-              at: clocks.deadline,
-              message: action(job.id, {
-                type: 'onFailure',
-                uuid: effect.uuid,
-                error: deadlineError(status),
-                timedOut: true,
+            issued.add(
+              tx.scheduleTimer({
+                key: workDeadlineTimerKey(job.id, effect.uuid),
+                at: clocks.deadline,
+                message: action(job.id, {
+                  type: 'onFailure',
+                  uuid: effect.uuid,
+                  error: deadlineError(status),
+                  timedOut: true,
+                }),
               }),
-            });
+            );
           }
           break;
         }
@@ -629,15 +655,17 @@ export class DurableEngine {
           break;
         case 'startWait':
           if (effect.at !== undefined) {
-            await tx.scheduleTimer({
-              key: `dwait:${job.id}:${effect.uuid}`,
-              at: effect.at,
-              message: action(job.id, { type: 'waitElapsed', uuid: effect.uuid }),
-            });
+            issued.add(
+              tx.scheduleTimer({
+                key: `dwait:${job.id}:${effect.uuid}`,
+                at: effect.at,
+                message: action(job.id, { type: 'waitElapsed', uuid: effect.uuid }),
+              }),
+            );
           }
           break;
         case 'cancelWait':
-          if (effect.timed) await tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`);
+          if (effect.timed) issued.add(tx.cancelTimer(`dwait:${job.id}:${effect.uuid}`));
           break;
         case 'sendEvent':
           messages.push(
@@ -666,7 +694,7 @@ export class DurableEngine {
           }
           break;
         case 'scheduleRevert': {
-          await this.scheduleWork(tx, job.id, effect.uuid, REVERT_SEMAPHORE);
+          issued.add(this.scheduleWork(tx, job.id, effect.uuid, REVERT_SEMAPHORE));
           messages.push(
             taskMessage(job.id, effect.uuid, effect.name, effect.input, { revert: true }),
           );
@@ -688,14 +716,17 @@ export class DurableEngine {
           break;
       }
     }
-    if (messages.length) await tx.append(messages);
+    if (messages.length) issued.add(tx.append(messages));
+    await issued.settled();
   }
 
   /** Leg1 of a work's semaphore (or its revert's), when it is scheduled. */
   private async scheduleWork(tx: StoreTx, job: string, uuid: string, field = 'sem'): Promise<void> {
-    const ref = { job, activity: uuid, field };
-    await tx.addCounter(ref, LEG1_ENTRY, SEMAPHORE_INITIAL);
-    await tx.addCounter(ref, LEG1_EXIT);
+    const ref = semaphoreRef(job, uuid, field);
+    await Promise.all([
+      tx.addCounter(ref, LEG1_ENTRY, SEMAPHORE_INITIAL),
+      tx.addCounter(ref, LEG1_EXIT),
+    ]);
   }
 
   /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */
@@ -704,15 +735,20 @@ export class DurableEngine {
     job: string,
     uuid: string,
     field = 'sem',
+    read: Promise<bigint | undefined> = tx.getCounter(semaphoreRef(job, uuid, field)),
   ): Promise<boolean> {
-    const ref = { job, activity: uuid, field };
-    if ((await tx.getCounter(ref)) === undefined) return true;
-    const value = await tx.addCounter(ref, LEG2_ENTRY);
+    const ref = semaphoreRef(job, uuid, field);
+    if ((await read) === undefined) return true;
+    // Entry and final exit go together; the entry's reading decides, and a Leg2 already
+    // closed takes both back (the transaction commits the sum, never the reading between).
+    const [value] = await Promise.all([
+      tx.addCounter(ref, LEG2_ENTRY),
+      tx.addCounter(ref, LEG2_FINAL_EXIT),
+    ]);
     if (isLeg2Closed(value)) {
-      await tx.addCounter(ref, -LEG2_ENTRY);
+      await tx.addCounter(ref, -(LEG2_ENTRY + LEG2_FINAL_EXIT));
       return false;
     }
-    await tx.addCounter(ref, LEG2_FINAL_EXIT);
     return true;
   }
 }
@@ -721,6 +757,11 @@ function currentRequest(instance: Instance) {
   const request = currentDecisionRequest(instance);
   if (!request) throw new NotFoundError('decision', instance.id);
   return request;
+}
+
+/** The counter holding the semaphore of a work (`sem`) or of its revert. */
+function semaphoreRef(job: string, uuid: string, field = 'sem') {
+  return { job, activity: uuid, field };
 }
 
 /** The key of a code-first task's schedule-to-close timer. */

@@ -24,6 +24,7 @@ import type {
   StartRequest,
   ViewContext,
 } from './model-runtime.js';
+import { perJobChains } from './per-job-chains.js';
 
 /** Code-first jobs, on a {@link DurableEngine}. */
 export class DurableRuntime implements ModelRuntime {
@@ -55,48 +56,51 @@ export class DurableRuntime implements ModelRuntime {
     });
   }
 
-  /** Reports `onStart` to each task's instance, in job order. */
+  /** Reports `onStart` to each task's instance; instances side by side (per-job-chains.ts). */
   async tasksStarted(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void> {
     // A revert starting is no news to its instance: it already counts it as REVERTING.
-    const sorted = tasks.filter((t) => !t.revert).sort((x, y) => x.job.localeCompare(y.job));
-    for (const t of sorted) await this.engine.act(tx, t.job, { type: 'onStart', uuid: t.a });
+    const started = tasks.filter((t) => !t.revert);
+    await perJobChains(started, (t) => this.engine.act(tx, t.job, { type: 'onStart', uuid: t.a }));
   }
 
   /**
    * Delivers `onSuccess` for a success and `onFailure` for a failure to each task's
-   * instance, one after the other; a failed attempt the task's retry policy retries is
-   * scheduled again instead (the instance sees only the final failure).
+   * instance; a failed attempt the task's retry policy retries is scheduled again instead
+   * (the instance sees only the final failure). One instance's results go one after the
+   * other, different instances' side by side (per-job-chains.ts).
    */
   async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
-    for (const response of responses) {
-      // A progress report (`ctx.progress`) is no result: the instance waits for the last.
-      if (response.status === 'pending') continue;
-      if (response.revert) {
-        // A code-first revert is not retried: its first result is its last.
-        await this.engine.act(tx, response.job, {
-          type: 'revertResult',
-          uuid: response.a,
-          ...(response.status === 'error'
-            ? { error: response.error ?? { name: 'Error', message: 'revert failed' } }
-            : {}),
-        });
-        continue;
-      }
-      await this.engine.act(
-        tx,
-        response.job,
-        response.status === 'success'
-          ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-          : {
-              type: 'onFailure',
-              uuid: response.a,
-              error: response.error ?? { name: 'Error', message: 'task failed' },
-              // Retried by the task's policy before the instance hears of a failure.
-              attempt: response.attempt,
-              ...(response.timedOut ? { timedOut: true } : {}),
-            },
-      );
+    // A progress report (`ctx.progress`) is no result: the instance waits for the last.
+    const results = responses.filter((r) => r.status !== 'pending');
+    await perJobChains(results, (response) => this.deliver(tx, response));
+  }
+
+  /** Delivers one task result to its instance. */
+  private deliver(tx: StoreTx, response: TaskResponse): Promise<void> {
+    if (response.revert) {
+      // A code-first revert is not retried: its first result is its last.
+      return this.engine.act(tx, response.job, {
+        type: 'revertResult',
+        uuid: response.a,
+        ...(response.status === 'error'
+          ? { error: response.error ?? { name: 'Error', message: 'revert failed' } }
+          : {}),
+      });
     }
+    return this.engine.act(
+      tx,
+      response.job,
+      response.status === 'success'
+        ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+        : {
+            type: 'onFailure',
+            uuid: response.a,
+            error: response.error ?? { name: 'Error', message: 'task failed' },
+            // Retried by the task's policy before the instance hears of a failure.
+            attempt: response.attempt,
+            ...(response.timedOut ? { timedOut: true } : {}),
+          },
+    );
   }
 
   /** Handed out under the work's uuid, with the hash its instance recorded for it. */
