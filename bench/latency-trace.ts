@@ -8,6 +8,8 @@
  * `--show-job` also prints the timeline of the median job; `--weft DIR` traces the weft
  * built in DIR (`DIR/dist/index.js`) instead of this checkout's sources.
  *
+ * `--model code-first` runs the same job as a code-first workflow (`execute(noop)` in a loop).
+ *
  * `--compare DIR` measures instead of tracing: the p50 of the same job on the weft built
  * in DIR (`DIR/dist/index.js`, e.g. an older commit's `npm run build`) and on this
  * checkout (its sources, or with `--after DIR2` the weft built in DIR2: `--after .` after
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     weft: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '1' },
+    model: { type: 'string', default: 'graph' },
     'show-job': { type: 'boolean', default: false },
     'postgres-url': { type: 'string' },
   },
@@ -48,6 +51,10 @@ const JOBS = Number(values.jobs);
 const WARMUP = Number(values.warmup);
 const CONCURRENCY = Number(values.concurrency);
 const stores = (values.store ?? '').split(',').filter(Boolean) as ('sqlite' | 'postgres')[];
+if (values.model !== 'graph' && values.model !== 'code-first') {
+  throw new Error(`--model is graph or code-first, not ${values.model}`);
+}
+const CODE_FIRST = values.model === 'code-first';
 
 interface Env {
   dir: string;
@@ -67,6 +74,21 @@ function linearDocument(steps: number): Record<string, unknown> {
     previous = id;
   }
   return { workflow: `trace-linear-${steps}`, activities, transitions };
+}
+
+/** The same job code-first: `handle()` awaits `execute(noop)` `steps` times, with the weft under test. */
+function codeFirstJob(weft: Weft, steps: number, noop: () => Promise<null>) {
+  const task = weft.defineTask('noop', noop);
+  const workflow = weft.defineWorkflow(
+    `trace-code-first-${steps}`,
+    class extends weft.Workflow {
+      async handle() {
+        for (let i = 0; i < steps; i++) await this.execute(task);
+        return null;
+      }
+    },
+  );
+  return { task, workflow };
 }
 
 async function openFresh(weft: Weft, kind: 'sqlite' | 'postgres', env: Env) {
@@ -93,14 +115,22 @@ async function runJobs(
   const store = await openFresh(weft, kind, env);
   const wrap = (side: string) => (trace ? tracingStore(store, trace, side) : store);
   const noop = trace ? () => trace.mark('worker', 'handler', async () => null) : async () => null;
-  const worker = new weft.Worker({ store: wrap('worker'), handlers: { noop } });
+  const codeFirst = CODE_FIRST ? codeFirstJob(weft, STEPS, noop) : undefined;
+  const worker = new weft.Worker({
+    store: wrap('worker'),
+    ...(codeFirst
+      ? { workflows: [codeFirst.workflow], tasks: [codeFirst.task] }
+      : { handlers: { noop } }),
+  });
   const client = new weft.Client(wrap('client'));
   await worker.start();
   try {
     const wf = weft.compileWorkflow(linearDocument(STEPS) as never);
-    await client.deploy(wf);
+    if (!codeFirst) await client.deploy(wf);
+    const name = codeFirst ? codeFirst.workflow.name : wf.workflow;
+    const input = codeFirst ? [] : {};
     const one = async () => {
-      const job = await client.start(wf.workflow, {});
+      const job = await client.start(name, input);
       const done = await client.result(job.id, { wait: true, timeoutMs: 60_000 });
       if (done.state !== 'SUCCESS') throw new Error(`job ${job.id} ended ${done.state}`);
     };
@@ -115,9 +145,7 @@ async function runJobs(
         const s = performance.now();
         if (trace) {
           trace.on = true;
-          const job = await trace.mark('client', 'Client.start', () =>
-            client.start(wf.workflow, {}),
-          );
+          const job = await trace.mark('client', 'Client.start', () => client.start(name, input));
           await trace.mark('client', 'Client.result', () =>
             client.result(job.id, { wait: true, timeoutMs: 60_000 }),
           );
