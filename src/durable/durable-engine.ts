@@ -723,10 +723,8 @@ export class DurableEngine {
   /** Leg1 of a work's semaphore (or its revert's), when it is scheduled. */
   private async scheduleWork(tx: StoreTx, job: string, uuid: string, field = 'sem'): Promise<void> {
     const ref = semaphoreRef(job, uuid, field);
-    await Promise.all([
-      tx.addCounter(ref, LEG1_ENTRY, SEMAPHORE_INITIAL),
-      tx.addCounter(ref, LEG1_EXIT),
-    ]);
+    // Entry and exit in one add: the transaction commits their sum, never the reading between.
+    await tx.addCounter(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
   }
 
   /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */
@@ -739,12 +737,10 @@ export class DurableEngine {
   ): Promise<boolean> {
     const ref = semaphoreRef(job, uuid, field);
     if ((await read) === undefined) return true;
-    // Entry and final exit go together; the entry's reading decides, and a Leg2 already
-    // closed takes both back (the transaction commits the sum, never the reading between).
-    const [value] = await Promise.all([
-      tx.addCounter(ref, LEG2_ENTRY),
-      tx.addCounter(ref, LEG2_FINAL_EXIT),
-    ]);
+    // Entry and final exit in one add; the entry's reading (the sum less the exit) decides,
+    // and a Leg2 already closed takes both back. The transaction commits the sum, never the
+    // reading between.
+    const value = (await tx.addCounter(ref, LEG2_ENTRY + LEG2_FINAL_EXIT)) - LEG2_FINAL_EXIT;
     if (isLeg2Closed(value)) {
       await tx.addCounter(ref, -(LEG2_ENTRY + LEG2_FINAL_EXIT));
       return false;
