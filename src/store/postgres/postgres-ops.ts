@@ -48,7 +48,14 @@ const ATOMIC = true;
 
 /** The contract over `invoke`: a class, so a transaction's handle is one small object. */
 export class PostgresStoreTx implements StoreTx {
-  constructor(private readonly invoke: Invoke) {}
+  /**
+   * `deferHistory` takes history lines a transaction writes with its COMMIT (true), or
+   * leaves them to be written now (false).
+   */
+  constructor(
+    private readonly invoke: Invoke,
+    private readonly deferHistory: (entries: NewHistoryEntry[]) => boolean = () => false,
+  ) {}
 
   createJob(job: NewJob) {
     return this.invoke(ONE, (db) => jobs.createJob(db, job));
@@ -215,6 +222,11 @@ export class PostgresStoreTx implements StoreTx {
     return this.invoke(ATOMIC, (db) => signals.deliverSignal(db, key, data, options));
   }
   appendHistory(entries: NewHistoryEntry[]) {
+    try {
+      if (this.deferHistory(entries)) return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.invoke(ONE, (db) => history.appendHistory(db, entries));
   }
   historyOfJob(job: string, query?: HistoryQuery) {

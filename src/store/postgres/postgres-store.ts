@@ -8,6 +8,10 @@
  * Transactions: `transaction(fn)` checks out one client and runs `BEGIN … COMMIT` (READ
  * COMMITTED) on it; every `tx` call runs on that client. Inside `fn`, calls made on the
  * Store itself join the open transaction, and a nested `transaction` runs as a SAVEPOINT.
+ * The connections pipeline (connection.ts): BEGIN goes out with the first statement, and
+ * the history lines a transaction writes are kept and go out in one statement right
+ * before COMMIT, in the same round trip (so a read inside the transaction does not see
+ * them yet); a line that could not be written fails the commit and nothing is kept.
  * A transaction PostgreSQL aborts for a deadlock or a serialization failure is not
  * re-run (`fn` is the caller's code): it fails with `StoreError` `STORE_CONFLICT`, which
  * says it changed nothing and may be retried. A direct call's single statement is retried
@@ -19,7 +23,7 @@ import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
 import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
-import type { Notice, Store, StoreTx } from '../store.js';
+import type { NewHistoryEntry, Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
 import {
   asStoreError,
@@ -32,6 +36,7 @@ import {
 import { NoticeListener } from './listener.js';
 import { migrate } from './migrate.js';
 import { createDb, type Db, type Queryable } from './ops/context.js';
+import { type HistoryValues, history, historyValues } from './ops/history.js';
 import { type Invoke, PostgresStoreTx } from './postgres-ops.js';
 
 /** The default number of pooled connections. */
@@ -51,6 +56,8 @@ interface TxFrame {
   notices: Set<string>;
   active: boolean;
   savepoints: number;
+  /** History lines written with COMMIT (see {@link PostgresStore.commit}). */
+  history: HistoryValues[];
 }
 
 const txContext = new AsyncLocalStorage<TxFrame>();
@@ -116,7 +123,10 @@ class PostgresStore {
     this.pooled = this.retrying();
     this.listener = new NoticeListener(url, this.hub, pids);
     const invoke: Invoke = (atomic, op) => this.invokeDirect(atomic, op);
-    this.direct = new PostgresStoreTx(invoke);
+    this.direct = new PostgresStoreTx(invoke, (entries) => {
+      const frame = txContext.getStore();
+      return frame?.owner === this && this.defer(frame, entries);
+    });
     this.store = Object.assign(this.direct, {
       dialect: 'postgres' as const,
       url: url.redacted,
@@ -177,6 +187,7 @@ class PostgresStore {
       notices,
       active: true,
       savepoints: 0,
+      history: [],
     };
     let destroy: Error | undefined;
     try {
@@ -194,9 +205,7 @@ class PostgresStore {
         const failed = await begun;
         if (failed) throw failed;
         frame.active = false;
-        await client.query('COMMIT').catch((error: unknown) => {
-          throw this.wrap(error);
-        });
+        await this.commit(frame);
         if (notices.size > 0) this.hub.publish(notices);
         return result;
       } catch (error) {
@@ -213,8 +222,48 @@ class PostgresStore {
     }
   }
 
+  /** Keeps history lines for COMMIT; false when the transaction has ended. */
+  private defer(frame: TxFrame, entries: NewHistoryEntry[]): boolean {
+    if (!frame.active) return false;
+    const now = this.clock.now();
+    // Made into values now, so a change that is not JSON fails this call, not the COMMIT.
+    const rows = entries.map((entry) => historyValues(entry, now));
+    for (const row of rows) frame.history.push(row);
+    return true;
+  }
+
+  /**
+   * Commits: the history lines the transaction wrote go out in one statement with COMMIT
+   * right behind it, in one round trip. A statement that fails there (or anything still in
+   * flight) makes PostgreSQL answer COMMIT with ROLLBACK; the statement's error is thrown.
+   */
+  private async commit(frame: TxFrame): Promise<void> {
+    const lines = frame.history.splice(0);
+    const written = lines.length
+      ? history.insertHistory(frame.db, lines).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+      : undefined;
+    let done: pg.QueryResult;
+    try {
+      done = await frame.client.query('COMMIT');
+    } catch (error) {
+      throw this.wrap(error);
+    }
+    const failed = await written;
+    if (failed) throw failed;
+    if (done.command === 'ROLLBACK') {
+      throw new StoreError(
+        'PostgreSQL rolled the transaction back at COMMIT: one of its statements had failed; nothing it wrote was kept',
+        { code: 'STORE_ROLLED_BACK' },
+      );
+    }
+  }
+
   private async nested<T>(frame: TxFrame, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const name = `weft_savepoint_${++frame.savepoints}`;
+    const lines = frame.history.length;
     await frame.client.query(`SAVEPOINT ${name}`).catch((error: unknown) => {
       throw this.wrap(error);
     });
@@ -226,6 +275,8 @@ class PostgresStore {
       if (frame.active) {
         await frame.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
         await frame.client.query(`RELEASE SAVEPOINT ${name}`).catch(() => {});
+        // Lines written inside the savepoint go with it.
+        frame.history.length = lines;
       }
       throw error;
     }
@@ -233,6 +284,7 @@ class PostgresStore {
 
   /** The `tx` handed to a callback: runs operations on its client while it is open. */
   private txFor(frame: TxFrame): StoreTx {
+    const defer = (entries: NewHistoryEntry[]) => this.defer(frame, entries);
     return new PostgresStoreTx(<T>(_atomic: boolean, op: (db: Db) => Promise<T>): Promise<T> => {
       if (!frame.active) {
         return Promise.reject(
@@ -245,7 +297,7 @@ class PostgresStore {
         );
       }
       return op(frame.db);
-    });
+    }, defer);
   }
 
   private async subscribe(notice: Notice, listener: () => void): Promise<() => Promise<void>> {

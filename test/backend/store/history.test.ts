@@ -105,6 +105,41 @@ describe('history', () => {
     expect(rest.map((e) => e.kind)).toEqual(['k6', 'k7']);
   });
 
+  it('keeps lines written in a transaction in order, with the time they were written; a rolled-back nested transaction takes its lines with it', async () => {
+    await store.transaction(async (tx) => {
+      await tx.appendHistory([line('j', 'first')]);
+      await clock.advance(5);
+      // A call on the Store inside the transaction joins it.
+      await store.appendHistory([line('j', 'second')]);
+      await expect(
+        store.transaction(async (inner) => {
+          await inner.appendHistory([line('j', 'undone')]);
+          throw new Error('nested failure');
+        }),
+      ).rejects.toThrow('nested failure');
+      await tx.appendHistory([line('j', 'third')]);
+    });
+    const lines = await store.historyOfJob('j');
+    expect(lines.map((e) => [e.seq, e.kind])).toEqual([
+      [1, 'first'],
+      [2, 'second'],
+      [3, 'third'],
+    ]);
+    expect(lines[1]?.at).toBe((lines[0]?.at as number) + 5);
+  });
+
+  it('a line that cannot be written fails the transaction and nothing in it is kept', async () => {
+    const failed = store.transaction(async (tx) => {
+      await tx.append([{ stream: 'work', payload: 'kept only with the lines' }]);
+      // A kind longer than any column would hold is refused by neither store; a change
+      // that is not JSON is: the write fails.
+      await tx.appendHistory([{ job: 'j', kind: 'bad', change: { n: 10n } as never }]);
+    });
+    await expect(failed).rejects.toThrow();
+    expect(await store.countMessages('work')).toBe(0);
+    expect(await store.historyOfJob('j')).toEqual([]);
+  });
+
   it('commits a unit’s lines with the unit, and none when the unit fails', async () => {
     const [id] = (await store.append([{ stream: 'work', payload: 'step' }])) as [string];
     await store.claim('work', { consumer: 'me', leaseMs: 1000 });

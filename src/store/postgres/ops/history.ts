@@ -32,20 +32,53 @@ const SELECT_JOB = sql(
    FROM weft_history WHERE job = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
 );
 
+/** A history line as the INSERT takes it: its change already JSON text, its time set. */
+export interface HistoryValues {
+  job: string;
+  kind: string;
+  activity: string | null;
+  dimension: string;
+  change: string;
+  at: number;
+  worker: string | null;
+}
+
+/** The values of a line written at `now` (a change that is not JSON throws here). */
+export function historyValues(entry: NewHistoryEntry, now: number): HistoryValues {
+  return {
+    job: entry.job,
+    kind: entry.kind,
+    activity: entry.activity ?? null,
+    dimension: entry.dimension ?? '',
+    change: toJson(entry.change),
+    at: ms(entry.at ?? now),
+    worker: entry.worker ?? null,
+  };
+}
+
 /** History operations. */
 export const history = {
   /** Appends lines, in order, in one statement. */
   async appendHistory(db: Db, entries: NewHistoryEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const now = db.clock.now();
+    await history.insertHistory(
+      db,
+      entries.map((e) => historyValues(e, now)),
+    );
+  },
+
+  /** Inserts lines made by {@link historyValues}, in order, in one statement. */
+  async insertHistory(db: Db, rows: HistoryValues[]): Promise<void> {
+    if (rows.length === 0) return;
     await db.count(INSERT_MANY, [
-      entries.map((e) => e.job),
-      entries.map((e) => e.kind),
-      entries.map((e) => e.activity ?? null),
-      entries.map((e) => e.dimension ?? ''),
-      entries.map((e) => toJson(e.change)),
-      entries.map((e) => ms(e.at ?? now)),
-      entries.map((e) => e.worker ?? null),
+      rows.map((r) => r.job),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.activity),
+      rows.map((r) => r.dimension),
+      rows.map((r) => r.change),
+      rows.map((r) => r.at),
+      rows.map((r) => r.worker),
     ]);
   },
 
