@@ -276,8 +276,9 @@ export interface StoreTx {
   // ── history ───────────────────────────────────────────────────────────
   /**
    * Appends lines to their jobs' histories, in order, in one statement: each line gets
-   * the next `seq` of its job (several lines of one job get consecutive numbers). Callers
-   * hold the jobs' locks (a job being created needs none).
+   * the next `seq` of its job (several lines of one job get consecutive numbers), also
+   * when several transactions write one job's lines at once without holding the job (a
+   * claim's attempt starts): a backend serializes the writers of one job's history.
    */
   appendHistory(entries: NewHistoryEntry[]): Promise<void>;
   /** A job's history by `seq`, after `afterSeq`, at most `limit` lines (default 1000). */

@@ -233,25 +233,28 @@ class PostgresStore {
   }
 
   /**
-   * Commits: the history lines the transaction wrote go out in one statement with COMMIT
-   * right behind it, in one round trip. A statement that fails there (or anything still in
-   * flight) makes PostgreSQL answer COMMIT with ROLLBACK; the statement's error is thrown.
+   * Commits: the history lines the transaction wrote go out in one statement, behind the
+   * lock of their jobs' histories and with COMMIT right behind them, in one round trip. A
+   * statement that fails there (or anything still in flight) makes PostgreSQL answer
+   * COMMIT with ROLLBACK; the statement's error is thrown.
    */
   private async commit(frame: TxFrame): Promise<void> {
     const lines = frame.history.splice(0);
-    const written = lines.length
-      ? history.insertHistory(frame.db, lines).then(
-          () => undefined,
-          (error: unknown) => error,
-        )
-      : undefined;
+    const caught = (call: Promise<void>) =>
+      call.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    // The jobs' history locks, the lines, COMMIT: three statements, one round trip.
+    const locked = lines.length ? caught(history.lockHistories(frame.db, lines)) : undefined;
+    const written = lines.length ? caught(history.insertHistory(frame.db, lines)) : undefined;
     let done: pg.QueryResult;
     try {
       done = await frame.client.query('COMMIT');
     } catch (error) {
       throw this.wrap(error);
     }
-    const failed = await written;
+    const failed = (await locked) ?? (await written);
     if (failed) throw failed;
     if (done.command === 'ROLLBACK') {
       throw new StoreError(

@@ -128,6 +128,22 @@ describe('history', () => {
     expect(lines[1]?.at).toBe((lines[0]?.at as number) + 5);
   });
 
+  it('numbers the lines of transactions that write one job’s history at once, none holding the job, 1 to n', async () => {
+    // As claims do when they record attempt starts: 40 transactions, 8 at a time.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.transaction(async (tx) => {
+            await tx.append([{ stream: 'work', payload: i }]);
+            await tx.appendHistory([line('j', `r${round}w${i}`)]);
+          }),
+        ),
+      );
+    }
+    const lines = await store.historyOfJob('j');
+    expect(lines.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
   it('a line that cannot be written fails the transaction and nothing in it is kept', async () => {
     const failed = store.transaction(async (tx) => {
       await tx.append([{ stream: 'work', payload: 'kept only with the lines' }]);

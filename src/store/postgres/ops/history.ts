@@ -1,9 +1,9 @@
 /**
  * PostgreSQL job history: a call's rows go in with one `INSERT … SELECT FROM unnest`,
  * each taking its job's highest `seq` so far plus its rank among the call's rows of that
- * job, so several rows of one job in one statement number consecutively. Callers hold
- * the jobs' locks; the unique (job, seq) index turns a writer that did not into an error
- * rather than a duplicate number.
+ * job, so several rows of one job in one statement number consecutively. In a
+ * transaction the store takes the jobs' history locks first (`lockHistories`), so two
+ * writers of one job never overlap; the unique (job, seq) index backs this.
  */
 import { DEFAULT_HISTORY_LIMIT, type HistoryRow, historyEntry } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, Json, NewHistoryEntry } from '../../records.js';
@@ -24,6 +24,17 @@ const INSERT_MANY = sql(
                $7::text[])
      WITH ORDINALITY AS u(job, kind, activity, dimension, change, at, worker, n)
    ORDER BY u.n`,
+);
+
+// One transaction at a time writes a job's lines: each number is the job's highest so far
+// plus one, read by the INSERT's own snapshot, so two writers of one job must not overlap.
+// Locks by a hash of the job id, in one order, taken just before the INSERT (PostgreSQL
+// 9.6+ evaluates the volatile lock calls after the sort).
+const LOCK_JOBS = sql(
+  'history_lock_jobs',
+  `SELECT pg_advisory_xact_lock(k)
+   FROM (SELECT DISTINCT hashtextextended(j, 1160) AS k FROM unnest($1::text[]) AS j) AS h
+   ORDER BY k`,
 );
 
 const SELECT_JOB = sql(
@@ -66,6 +77,16 @@ export const history = {
       db,
       entries.map((e) => historyValues(e, now)),
     );
+  },
+
+  /**
+   * Takes the history locks of the jobs of `rows` until the transaction ends: a writer
+   * that does not hold its jobs' row locks (the attempt starts of a claim) cannot then take
+   * the same numbers as another.
+   */
+  async lockHistories(db: Db, rows: HistoryValues[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db.rows(LOCK_JOBS, [[...new Set(rows.map((r) => r.job))]]);
   },
 
   /** Inserts lines made by {@link historyValues}, in order, in one statement. */
