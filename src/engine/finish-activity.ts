@@ -81,11 +81,12 @@ async function decideEnd(
   address: ActivityAddress,
   end: ActivityEnd,
 ): Promise<OutgoingDecision> {
-  const guarded = (step.wf.outgoing.get(address.a) ?? []).some(
-    (t) => t.on === end.outcome && t.when !== undefined,
-  );
-  // The data is read before the end is written, then told of it: what a `when` sees.
-  if (guarded) await step.data();
+  // What each `when` reads is read before the end is written, then told of it: what a
+  // `when` sees. Only the names it reads: a cycle's thousandth turn reads no more.
+  const scope = step.activity(address.a).scope;
+  for (const t of step.wf.outgoing.get(address.a) ?? []) {
+    if (t.on === end.outcome && t.when !== undefined) await step.readsOf(t.when, scope);
+  }
   step.remember(address.a, {
     status: end.outcome === 'success' ? 'SUCCESS' : 'FAILURE',
     output: end.output,

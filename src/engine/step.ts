@@ -486,9 +486,18 @@ export class Step {
    * fails, which the caller turns into its activity's failure.
    */
   async evaluate(expression: string, where: string, scope?: string): Promise<Json> {
-    const reads = expressionReads(expression);
-    const data = await this.data(scope, reads === 'all' ? undefined : reads);
+    const data = await this.readsOf(expression, scope);
     return planExpression(expression, data, where, this.clock.now());
+  }
+
+  /**
+   * Reads what `expression` would see from inside `scope` (only the names it reads,
+   * unless it may read any), without evaluating it: a later {@link evaluate} sees the
+   * data as it was now, even after {@link remember}.
+   */
+  async readsOf(expression: string, scope?: string): Promise<Record<string, Json>> {
+    const reads = expressionReads(expression);
+    return this.data(scope, reads === 'all' ? undefined : reads);
   }
 
   // ── chains of steps ────────────────────────────────────────────────────
