@@ -12,18 +12,7 @@ import { pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import type { ErrorRecord } from '../store/records.js';
 import type { LogFields, WorkerLogger } from '../worker/worker-options.js';
-import { oneOf } from './choice-option.js';
-
-/** The formats of `--log-format`. */
-export const LOG_FORMATS = ['pretty', 'json'] as const;
-
-/** One of {@link LOG_FORMATS}. */
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-/** Checks a `--log-format` value. */
-export function parseLogFormat(value: string | undefined): LogFormat {
-  return oneOf(LOG_FORMATS, value ?? 'pretty', '--log-format');
-}
+import type { LogFormat } from './log-format.js';
 
 /** How {@link createCliLogger} writes. */
 export interface CliLoggerOptions {

@@ -9,11 +9,10 @@
  */
 import type { Command } from 'commander';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
-import { startDashboard } from '../server/dashboard.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
+import { parseLogFormat } from './log-format.js';
 import { wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
@@ -49,8 +48,14 @@ export function registerDashboardCommand(
     const interrupt = listenForInterrupt();
     try {
       const token = serverToken(flags, TOKEN_VARIABLE, output);
-      const logger = createCliLogger(parseLogFormat(flags.logFormat));
+      const format = parseLogFormat(flags.logFormat);
       const port = flags.port ?? portFromEnv(process.env.WEFT_DASHBOARD_PORT);
+      // The server and the logger load only when the command runs.
+      const [{ startDashboard }, { createCliLogger }] = await Promise.all([
+        import('../server/dashboard.js'),
+        import('./cli-logger.js'),
+      ]);
+      const logger = createCliLogger(format);
       store = await openStore(flags.store ?? process.env.WEFT_STORE);
       const dashboard = await startDashboard({
         store,

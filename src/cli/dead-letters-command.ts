@@ -6,11 +6,12 @@
  *     weft dead-letters requeue <id> [--json]
  */
 import type { Command } from 'commander';
-import { Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import { toErrorRecord, WeftError } from '../core/errors.js';
 import { openStore } from '../store/open-store.js';
 import type { DeadLetter } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { clientOf } from './lazy-client.js';
 import { positiveWholeNumber } from './numeric-option.js';
 import { type Output, printJson } from './print.js';
 
@@ -62,7 +63,7 @@ export function registerDeadLettersCommand(
       let store: Store | undefined;
       try {
         store = await openStore(flags.store ?? process.env.WEFT_STORE);
-        await action(new Client(store), flags, ...(args.slice(0, -2) as A));
+        await action(await clientOf(store), flags, ...(args.slice(0, -2) as A));
         setExit(0);
       } catch (error) {
         const record = error instanceof WeftError ? error.toJSON() : toErrorRecord(error);

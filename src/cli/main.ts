@@ -5,7 +5,7 @@
  * (or `{"error": …}` with `--json`) and exit 1.
  */
 import { Command, CommanderError } from 'commander';
-import { Client, type Deployment } from '../client/client.js';
+import type { Deployment } from '../client/client.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
 import { openStore } from '../store/open-store.js';
@@ -13,13 +13,14 @@ import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { WORKER_DEFAULTS } from '../worker/worker-options.js';
 import { oneOf } from './choice-option.js';
-import { LOG_FORMATS } from './cli-logger.js';
 import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
 import { positiveDuration } from './duration-option.js';
 import { formatHistory } from './history-table.js';
 import { listenForInterrupt } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
+import { clientOf } from './lazy-client.js';
+import { LOG_FORMATS } from './log-format.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import { packageVersion } from './package-version.js';
 import {
@@ -30,11 +31,7 @@ import {
   printJson,
   processOutput,
 } from './print.js';
-import { runCodeFirst } from './run-code-first.js';
-import { runCommand } from './run-command.js';
 import { registerServeCommand } from './serve-command.js';
-import { runWorkerCommand } from './worker-command.js';
-import { readWorkflowFile } from './workflow-files.js';
 
 /** `--log-format` of the commands that run a worker. */
 const LOG_FORMAT_FLAGS = '--log-format <format>';
@@ -110,10 +107,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         output.err(`weft run: ${signal} again: exiting now`),
       );
       try {
-        await withStore((store, opts, file: string) =>
+        await withStore(async (store, opts, file: string) =>
           CODE_FILE.test(file)
-            ? runCodeFirst(store, file, opts, output, interrupt)
-            : runCommand(store, file, opts, output, interrupt),
+            ? (await import('./run-code-first.js')).runCodeFirst(
+                store,
+                file,
+                opts,
+                output,
+                interrupt,
+              )
+            : (await import('./run-command.js')).runCommand(store, file, opts, output, interrupt),
         )(...args);
       } finally {
         interrupt.dispose();
@@ -126,6 +129,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the compiled workflow as JSON')
     .action(async (file: string, opts: Common) => {
       try {
+        const { readWorkflowFile } = await import('./workflow-files.js');
         const { compiled } = readWorkflowFile(file);
         if (opts.json) printJson(output, compiled);
         else
@@ -145,7 +149,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the stored definitions as JSON')
     .action(
       withStore(async (store, opts, files: string[]) => {
-        const client = new Client(store);
+        const client = await clientOf(store);
+        const { readWorkflowFile } = await import('./workflow-files.js');
         const deployed = [];
         for (const file of files) {
           const { compiled, text } = readWorkflowFile(file);
@@ -179,13 +184,14 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
           null) as Json;
         const known = await store.getDefinition(workflow);
-        const job = await new Client(store).start(workflow, input, {
+        const client = await clientOf(store);
+        const job = await client.start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
-        if (opts.json) printJson(output, await new Client(store).status(job.id));
+        if (opts.json) printJson(output, await client.status(job.id));
         else output.out(job.id);
         return 0;
       }),
@@ -224,8 +230,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .option('--verbose', VERBOSE_HELP)
     .action(
-      withStore((store, opts) =>
-        runWorkerCommand(
+      withStore(async (store, opts) =>
+        (await import('./worker-command.js')).runWorkerCommand(
           store,
           {
             handlers: opts.handlers as string | undefined,
@@ -248,7 +254,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .action(
       withStore(async (store, opts, job: string, name: string) => {
         const data = (parseJsonArgument(opts.data as string | undefined, '--data') ?? null) as Json;
-        const outcome = await new Client(store).signal(job, name, data);
+        const outcome = await (await clientOf(store)).signal(job, name, data);
         if (opts.json) printJson(output, outcome);
         else output.out(`signal ${name} ${outcome.status}`);
         return 0;
@@ -261,7 +267,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .action(
       withStore(async (store, opts, job: string, name: string) => {
         const data = (parseJsonArgument(opts.data as string | undefined, '--data') ?? null) as Json;
-        const outcome = await new Client(store).sendEvent(job, name, data);
+        const outcome = await (await clientOf(store)).sendEvent(job, name, data);
         output.out(`event ${name} sent`);
         if (!outcome.awaited) output.err(unawaitedEvent(job, name, outcome.waitedFor));
         return 0;
@@ -281,7 +287,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       .option('--json', 'print the job as JSON')
       .action(
         withStore(async (store, opts, jobId: string) => {
-          const client = new Client(store);
+          const client = await clientOf(store);
           const job = await client[op](jobId);
           if (opts.json) printJson(output, await client.status(job.id));
           else output.out(`${job.id} ${job.state}`);
@@ -310,7 +316,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           (opts.order as string | undefined) ?? 'key',
           '--order',
         );
-        const view = await new Client(store).status(job);
+        const view = await (await clientOf(store)).status(job);
         if (opts.json) printJson(output, view);
         else
           output.out(
@@ -332,7 +338,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print a JSON array of history entries')
     .action(
       withStore(async (store, opts, job: string) => {
-        const entries = await new Client(store).history(job, {
+        const entries = await (await clientOf(store)).history(job, {
           ...(opts.after !== undefined ? { afterSeq: opts.after as number } : {}),
           ...(opts.limit !== undefined ? { limit: opts.limit as number } : {}),
         });
@@ -349,7 +355,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {
-        const client = new Client(store);
+        const client = await clientOf(store);
         const job = await client.result(jobId, {
           wait: Boolean(opts.wait),
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
@@ -381,7 +387,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
         if (state !== undefined && !FLOW_STATES.includes(state as FlowState)) {
           throw new ValidationError(`must be one of ${FLOW_STATES.join(', ')}`, `--state ${state}`);
         }
-        const client = new Client(store);
+        const client = await clientOf(store);
         const limit = opts.limit as number;
         const after = await listAfter(store, opts.after as string | undefined);
         const records = (
@@ -412,7 +418,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {
-        const client = new Client(store);
+        const client = await clientOf(store);
         const job = await client.cancel(jobId);
         if (opts.json) printJson(output, await client.status(job.id));
         else output.out(`${job.id} ${job.state}`);

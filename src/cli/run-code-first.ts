@@ -9,7 +9,7 @@ import { ValidationError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
-import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { createCliLogger } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import {
   type Interrupt,
@@ -20,6 +20,7 @@ import {
   WORKER_GRACE_MS,
 } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
+import { parseLogFormat } from './log-format.js';
 import { formatJobView, type Output, printJson } from './print.js';
 import { stopWithin } from './worker-command.js';
 

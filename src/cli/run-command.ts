@@ -13,7 +13,7 @@ import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { logWarning, type WorkerLogger } from '../worker/worker-options.js';
-import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { createCliLogger } from './cli-logger.js';
 import { loadHandlers } from './handlers-module.js';
 import {
   type Interrupt,
@@ -24,6 +24,7 @@ import {
   WORKER_GRACE_MS,
 } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
+import { parseLogFormat } from './log-format.js';
 import { formatJobView, formatKeyChanges, type Output, printJson } from './print.js';
 import { stopWithin } from './worker-command.js';
 import { readWorkflowWithDependencies } from './workflow-files.js';

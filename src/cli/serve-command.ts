@@ -9,12 +9,10 @@
  */
 import type { Command } from 'commander';
 import { toErrorRecord, WeftError } from '../core/errors.js';
-import { parseNameList } from '../server/agent-wire.js';
-import { serve } from '../server/serve.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { createCliLogger, parseLogFormat } from './cli-logger.js';
 import { listenForInterrupt } from './interrupt.js';
+import { parseLogFormat } from './log-format.js';
 import { positiveWholeNumber, wholeNumber } from './numeric-option.js';
 import type { Output } from './print.js';
 import { addTokenOptions, serverToken, type TokenFlags } from './token-option.js';
@@ -49,7 +47,8 @@ async function untilSignal(): Promise<void> {
 }
 
 /** A comma-separated flag's names, checked as an agent's registration is. */
-function names(value: string | undefined, flag: string): string[] {
+async function names(value: string | undefined, flag: string): Promise<string[]> {
+  const { parseNameList } = await import('../server/agent-wire.js');
   return parseNameList(value ?? '', flag) ?? [];
 }
 
@@ -76,9 +75,15 @@ export function registerServeCommand(
     try {
       const { port, leaseMs } = flags;
       const token = serverToken(flags, TOKEN_VARIABLE, output);
-      const workflows = names(flags.workflows, '--workflows');
-      const tasks = names(flags.tasks, '--tasks');
-      const logger = createCliLogger(parseLogFormat(flags.logFormat));
+      const workflows = await names(flags.workflows, '--workflows');
+      const tasks = await names(flags.tasks, '--tasks');
+      const format = parseLogFormat(flags.logFormat);
+      // The server, the engines and the logger load only when the command runs.
+      const [{ serve }, { createCliLogger }] = await Promise.all([
+        import('../server/serve.js'),
+        import('./cli-logger.js'),
+      ]);
+      const logger = createCliLogger(format);
       store = await openStore(flags.store ?? process.env.WEFT_STORE);
       const serving = await serve({
         store,

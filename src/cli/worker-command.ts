@@ -10,9 +10,10 @@ import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
 import { logWarning } from '../worker/worker-options.js';
-import { createCliLogger, parseLogFormat } from './cli-logger.js';
+import { createCliLogger } from './cli-logger.js';
 import { loadWorkerModule } from './handlers-module.js';
 import { listenForInterrupt } from './interrupt.js';
+import { parseLogFormat } from './log-format.js';
 import { missingHandlers, warnMissingHandlers } from './missing-handlers.js';
 import type { Output } from './print.js';
 
