@@ -7,12 +7,9 @@
  */
 import { InvalidStateError } from '../core/errors.js';
 import { activityMove, isActivityState } from '../core/states.js';
+import { counterKeyText } from '../store/counter-key.js';
 import type { ActivityRecord, ActivityWrite, CounterRef, JobRecord } from '../store/records.js';
 import type { CounterAdd, StoreTx, UnitOfWork } from '../store/store.js';
-
-function counterKey(ref: CounterRef): string {
-  return `${ref.job}\u0000${ref.activity ?? ''}\u0000${ref.dimension ?? ''}\u0000${ref.field}`;
-}
 
 function activityKey(job: string, activity: string, dimension: string): string {
   return `${job}\u0000${activity}\u0000${dimension}`;
@@ -133,7 +130,7 @@ export class JobState {
     dimensions: Iterable<string>,
   ): void {
     for (const c of counters) {
-      const key = counterKey(c.ref);
+      const key = counterKeyText(c.ref);
       if (!this.counters.has(key)) this.counters.set(key, { value: c.value });
     }
     for (const r of records) {
@@ -188,7 +185,7 @@ export class JobState {
   }
 
   private async entry(ref: CounterRef): Promise<CounterEntry> {
-    const key = counterKey(ref);
+    const key = counterKeyText(ref);
     let entry = this.counters.get(key);
     if (!entry) {
       const known = ref.job === this.job.id && this.seeded.has(ref.dimension ?? '');

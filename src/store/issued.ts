@@ -24,3 +24,11 @@ export class Issued {
     await Promise.all(calls);
   }
 }
+
+/** Resolves to the error `call` fails with (its failure as a value), or undefined. */
+export function failureOf(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => undefined,
+    (error: unknown) => error ?? new Error(String(error)),
+  );
+}

@@ -7,7 +7,7 @@
  * stale reads never commits.
  */
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
-import { counterKey } from './counter-key.js';
+import { counterKeyText } from './counter-key.js';
 import { Issued } from './issued.js';
 import type { CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 import { yieldIfDue } from './yield-point.js';
@@ -23,10 +23,6 @@ function describe(ref: CounterRef): string {
     ? ` of activity ${ref.activity}${ref.dimension ? `/${ref.dimension}` : ''}`
     : '';
   return `counter ${ref.field}${where} of job ${ref.job}`;
-}
-
-function refKey(ref: CounterRef): string {
-  return counterKey(ref).join('\u0000');
 }
 
 /**
@@ -54,34 +50,35 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   const adds = unit.counters ?? [];
   const writes = unit.activities ?? [];
   // Set-based statements when each counter and record appears once, else one by one.
-  const addsOnce = adds.length > 0 && (await unique(adds, (a) => refKey(a.ref)));
+  const addsOnce = adds.length > 0 && (await unique(adds, (a) => counterKeyText(a.ref)));
   const writesOnce = await unique(
     writes,
     (w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`,
   );
   const issued = new Issued();
-  const issue = <T>(call: Promise<T>): Promise<T> => issued.add(call);
-  const acked = unit.ack ? issue(tx.ack(unit.ack.stream, unit.ack.id, unit.ack.consumer)) : null;
-  for (const job of unit.jobs ?? []) issue(tx.createJob(job));
-  if (unit.journal?.length) issue(tx.appendJournal(unit.journal));
-  const appended = unit.append?.length ? issue(tx.append(unit.append)) : Promise.resolve([]);
+  const acked = unit.ack
+    ? issued.add(tx.ack(unit.ack.stream, unit.ack.id, unit.ack.consumer))
+    : null;
+  for (const job of unit.jobs ?? []) issued.add(tx.createJob(job));
+  if (unit.journal?.length) issued.add(tx.appendJournal(unit.journal));
+  const appended = unit.append?.length ? issued.add(tx.append(unit.append)) : Promise.resolve([]);
   const added: Promise<bigint[]> | Promise<bigint>[] = addsOnce
-    ? issue(tx.addCounters(adds))
-    : adds.map((c) => issue(tx.addCounter(c.ref, c.delta, c.initial)));
+    ? issued.add(tx.addCounters(adds))
+    : adds.map((c) => issued.add(tx.addCounter(c.ref, c.delta, c.initial)));
   if (writesOnce) {
-    if (writes.length > 0) issue(tx.putActivities(writes));
+    if (writes.length > 0) issued.add(tx.putActivities(writes));
   } else {
-    for (const write of writes) issue(tx.putActivity(write));
+    for (const write of writes) issued.add(tx.putActivity(write));
   }
-  for (const key of unit.cancelTimers ?? []) issue(tx.cancelTimer(key));
-  for (const timer of unit.timers ?? []) issue(tx.scheduleTimer(timer));
-  for (const key of unit.removeWaiters ?? []) issue(tx.removeWaiter(key));
-  for (const waiter of unit.waiters ?? []) issue(tx.registerWaiter(waiter));
-  for (const { id, patch } of unit.jobPatches ?? []) issue(tx.updateJob(id, patch));
+  for (const key of unit.cancelTimers ?? []) issued.add(tx.cancelTimer(key));
+  for (const timer of unit.timers ?? []) issued.add(tx.scheduleTimer(timer));
+  for (const key of unit.removeWaiters ?? []) issued.add(tx.removeWaiter(key));
+  for (const waiter of unit.waiters ?? []) issued.add(tx.registerWaiter(waiter));
+  for (const { id, patch } of unit.jobPatches ?? []) issued.add(tx.updateJob(id, patch));
   const moved = (unit.jobStates ?? []).map((move) =>
-    issue(tx.setJobState(move.id, move.from, move.to, move.patch)),
+    issued.add(tx.setJobState(move.id, move.from, move.to, move.patch)),
   );
-  if (unit.history?.length) issue(tx.appendHistory(unit.history));
+  if (unit.history?.length) issued.add(tx.appendHistory(unit.history));
   await issued.settled();
 
   if (acked && !(await acked)) {

@@ -18,7 +18,7 @@ import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../c
 import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
-import type { ErrorRecord, Json, NewHistoryEntry, NewMessage } from '../store/records.js';
+import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { StoreTx, StreamMessage } from '../store/store.js';
 import { yieldIfDue } from '../store/yield-point.js';
 import { AttemptWatch } from './attempt-watch.js';
@@ -136,18 +136,10 @@ export class TaskRunner {
       });
       return ids;
     };
-    // History lines wait for the end of the transaction and go in one statement: a step's
-    // own line and its follow-up's attempt line cost one round trip, not two. Their order
-    // (and so their numbers in each job's history) is the order they were appended in.
-    const history: NewHistoryEntry[] = [];
-    const appendHistory = async (entries: NewHistoryEntry[]): Promise<void> => {
-      for (const entry of entries) history.push(entry);
-    };
     const report = this.onStarted;
     const view = new Proxy(tx, {
       get(target, property, receiver) {
         if (property === 'append') return append;
-        if (property === 'appendHistory') return appendHistory;
         const value = Reflect.get(target, property, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -157,7 +149,6 @@ export class TaskRunner {
       beforeCommit: async () => {
         // Reporting may schedule (and so pick up) more work: report until none is left.
         while (report && unreported.length > 0) await report(view, unreported.splice(0));
-        if (history.length > 0) await tx.appendHistory(history.splice(0));
       },
       committed: () => {
         if (settled) return;

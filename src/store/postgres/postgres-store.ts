@@ -21,6 +21,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
+import { failureOf } from '../issued.js';
 import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { NewHistoryEntry, Notice, Store, StoreTx } from '../store.js';
@@ -193,13 +194,11 @@ class PostgresStore {
     try {
       // BEGIN is not awaited on its own: the transaction's first statement goes out behind
       // it (the connection pipelines), and it is awaited before COMMIT.
-      const begun = client.query('BEGIN').then(
-        () => undefined,
-        (error: unknown) => {
-          destroy = error as Error;
-          return this.wrap(error);
-        },
-      );
+      const begun = failureOf(client.query('BEGIN')).then((error) => {
+        if (error === undefined) return undefined;
+        destroy = error as Error;
+        return this.wrap(error);
+      });
       try {
         const result = await txContext.run(frame, () => fn(this.txFor(frame)));
         const failed = await begun;
@@ -240,14 +239,9 @@ class PostgresStore {
    */
   private async commit(frame: TxFrame): Promise<void> {
     const lines = frame.history.splice(0);
-    const caught = (call: Promise<void>) =>
-      call.then(
-        () => undefined,
-        (error: unknown) => error,
-      );
     // The jobs' history locks, the lines, COMMIT: three statements, one round trip.
-    const locked = lines.length ? caught(history.lockHistories(frame.db, lines)) : undefined;
-    const written = lines.length ? caught(history.insertHistory(frame.db, lines)) : undefined;
+    const locked = lines.length ? failureOf(history.lockHistories(frame.db, lines)) : undefined;
+    const written = lines.length ? failureOf(history.insertHistory(frame.db, lines)) : undefined;
     let done: pg.QueryResult;
     try {
       done = await frame.client.query('COMMIT');

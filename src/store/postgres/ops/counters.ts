@@ -4,7 +4,7 @@
  * `INSERT … ON CONFLICT DO UPDATE … RETURNING` per add: concurrent adds from any number of
  * processes serialize on the row and none is lost.
  */
-import { counterKey, counterName } from '../../counter-key.js';
+import { counterKey, counterKeyText, counterName } from '../../counter-key.js';
 import type { CounterRef } from '../../records.js';
 import type { CounterAdd } from '../../store.js';
 import { type Db, sql } from './context.js';
@@ -157,9 +157,9 @@ export const counters = {
       ]);
       const byKey = new Map<string, bigint>();
       for (const r of rows) {
-        byKey.set([r.job, r.activity, r.dimension, r.field].join('\u0000'), BigInt(r.value));
+        byKey.set(counterKeyText(r), BigInt(r.value));
       }
-      return adds.map((a) => byKey.get(counterKey(a.ref).join('\u0000')) ?? 0n);
+      return adds.map((a) => byKey.get(counterKeyText(a.ref)) ?? 0n);
     }
     await db.count(CREATE_MANY, [...keys, adds.map((a) => a.initial?.toString() ?? null)]);
     const rows = await db.rows<{ n: string; value: string }>(ADD_MANY, [
