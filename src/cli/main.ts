@@ -414,7 +414,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     );
 
   storeOption(program.command('cancel <job>'))
-    .description('cancel a running job')
+    .description(
+      'cancel a running job: it ends in FAILURE, and its tasks that have not started never will',
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {

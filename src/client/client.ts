@@ -500,7 +500,12 @@ export class Client {
     );
   }
 
-  /** Cancels a running job (and its running children): it ends in FAILURE with a Cancelled error. */
+  /**
+   * Cancels a running job (and its running children): it ends in FAILURE with a Cancelled
+   * error (code-first: terminated), and its work goes with it in the same transaction, as
+   * with a job timeout: tasks waiting in their streams or parked never run, and a running
+   * handler loses its lease and is aborted.
+   */
   async cancel(jobId: string): Promise<JobRecord> {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);

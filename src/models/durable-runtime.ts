@@ -12,6 +12,7 @@ import {
 } from '../durable/durable-messages.js';
 import { putCodeFirstDefinition } from '../durable/stored-definition.js';
 import { readInstance } from '../durable/stored-instance.js';
+import { dropJobWork } from '../engine/job-deadline.js';
 import type { TaskMessage, TaskResponse } from '../engine/messages.js';
 import type { DeadLetter, ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
@@ -112,6 +113,9 @@ export class DurableRuntime implements ModelRuntime {
   /** Terminates the instance: it ends in FAILURE, its waits cancelled. */
   async cancel(tx: StoreTx, job: JobRecord): Promise<string[]> {
     await this.engine.control(tx, job.id, 'terminate');
+    const ended = await tx.getJob(job.id);
+    // Its work goes with it, as with a job timeout (engine/job-deadline.ts).
+    if (ended?.state === 'FAILURE') await dropJobWork(tx, job.id);
     return [];
   }
 

@@ -8,7 +8,7 @@ import { NotFoundError } from '../core/errors.js';
 import { sharedSandbox } from '../engine/expression-sandbox.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import { stateEntry } from '../engine/history.js';
-import { deadlineTimerKey } from '../engine/job-deadline.js';
+import { deadlineTimerKey, dropJobWork } from '../engine/job-deadline.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
 import {
@@ -18,7 +18,6 @@ import {
   type TaskResponse,
 } from '../engine/messages.js';
 import { startGraphJob } from '../engine/start-job.js';
-import { dropParked, startsNothing } from '../engine/suspension.js';
 import { isCheapInputSchema, validateJobInput } from '../graph/job-input.js';
 import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -108,7 +107,9 @@ export class GraphRuntime implements ModelRuntime {
     }
     if (await tx.setJobState(job.id, from, 'FAILURE', { error, finishedAt: now })) {
       await tx.appendHistory([stateEntry(job.id, 'cancel', 'FAILURE', error, now)]);
-      if (startsNothing(job.state)) await dropParked(tx, job.id);
+      // Its work goes with it, as with a job timeout: waiting and parked tasks never run,
+      // a running handler loses its lease and is aborted, and its result is refused.
+      await dropJobWork(tx, job.id);
       await tx.cancelTimer(deadlineTimerKey(job.id));
     }
     return (await tx.listJobs({ parentId: job.id, limit: 1000 })).map((child) => child.id);
