@@ -32,6 +32,7 @@ import {
   processOutput,
 } from './print.js';
 import { registerServeCommand } from './serve-command.js';
+import { isoTimeOption } from './time-option.js';
 
 /** `--log-format` of the commands that run a worker. */
 const LOG_FORMAT_FLAGS = '--log-format <format>';
@@ -178,17 +179,32 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       "end the job (and its child jobs) in FAILURE if it is still running this long after its start: 30s, 5m, 2h… (over the workflow's own timeout)",
       positiveDuration,
     )
+    .option(
+      '--delay <duration>',
+      'start it this long from now (30s, 5m, 2h…): it is created now and takes its first step then',
+      positiveDuration,
+    )
+    .option(
+      '--at <time>',
+      'start it at this ISO time (2026-11-27T03:00:00Z; UTC unless it names an offset)',
+      isoTimeOption,
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, workflow: string) => {
         const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
           null) as Json;
+        if (opts.delay !== undefined && opts.at !== undefined) {
+          throw new ValidationError('give one of them, not both', '--delay and --at');
+        }
         const known = await store.getDefinition(workflow);
         const client = await clientOf(store);
         const job = await client.start(workflow, input, {
           ...(opts.id ? { id: opts.id as string } : {}),
           ...(opts.version !== undefined ? { version: opts.version as number } : {}),
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
+          ...(opts.delay !== undefined ? { delayMs: opts.delay as number } : {}),
+          ...(opts.at !== undefined ? { startAt: opts.at as number } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, await client.status(job.id));

@@ -32,6 +32,7 @@ import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
+import { delayedStart, type StartTimeOptions } from './start-time.js';
 
 /** Options of a client. */
 export interface ClientOptions {
@@ -39,7 +40,7 @@ export interface ClientOptions {
 }
 
 /** How to start a job. */
-export interface StartOptions {
+export interface StartOptions extends StartTimeOptions {
   /** A custom job id: starting the same id again returns the existing job. */
   id?: string;
   /** A workflow version (default: the newest deployed). */
@@ -257,6 +258,7 @@ export class Client {
         'start',
       );
     }
+    const startAt = delayedStart(options, this.clock.now());
     const record = await this.store.getDefinition(workflow, options.version);
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
@@ -269,6 +271,7 @@ export class Client {
       definition: record,
       input: (input ?? null) as Json,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(startAt !== undefined && { startAt }),
     };
     // Checks that may take time (the input against its schema) run before the transaction.
     await model.check?.(request);

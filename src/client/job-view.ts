@@ -8,7 +8,7 @@
  */
 import type { CompositionalNode } from '../core/compositional-key.js';
 import type { FlowState } from '../core/states.js';
-import { deadlineRef } from '../engine/job-deadline.js';
+import { deadlineRef, startAtRef } from '../engine/job-deadline.js';
 import type { ActivityView } from '../models/activity-view.js';
 import type { ChildView } from '../models/model-runtime.js';
 import type { Models } from '../models/models.js';
@@ -42,6 +42,11 @@ export interface JobView {
   parent: string | null;
   /** ISO times. */
   createdAt: string;
+  /**
+   * A delayed start's time (`Client.start`'s `startAt` / `delayMs`, `weft start --at` /
+   * `--delay`): the job takes no step before it; null for a job that started at once.
+   */
+  startAt: string | null;
   updatedAt: string;
   finishedAt: string | null;
   /**
@@ -85,6 +90,7 @@ export async function jobView(
   }
   const running = job.state === 'RUNNING' || job.state === 'PENDING';
   const deadline = await tx.getCounter(deadlineRef(job.id));
+  const startAt = await tx.getCounter(startAtRef(job.id));
   const { node, instance, ...part } = await models
     .ofJob(job)
     .view(tx, job, { children: childViews, running, now });
@@ -104,11 +110,13 @@ export async function jobView(
     children,
     parent: job.parentId,
     createdAt: isoTime(job.createdAt) as string,
+    startAt: startAt === undefined ? null : isoTime(Number(startAt)),
     updatedAt: isoTime(job.updatedAt) as string,
     finishedAt: isoTime(job.finishedAt),
     resumptions: Number((await tx.getCounter({ job: job.id, field: RESUMPTIONS_FIELD })) ?? 0n),
     deadline: deadline === undefined ? null : isoTime(Number(deadline)),
-    timeoutMs: deadline === undefined ? null : Number(deadline) - job.createdAt,
+    timeoutMs:
+      deadline === undefined ? null : Number(deadline) - Number(startAt ?? BigInt(job.createdAt)),
     ...(instance !== undefined && { instance }),
   };
   return { view, node };

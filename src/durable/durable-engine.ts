@@ -39,6 +39,7 @@ import {
   jobTimeoutRecord,
   runningChildren,
   scheduleDeadline,
+  startAtRef,
 } from '../engine/job-deadline.js';
 import {
   dropParked,
@@ -112,6 +113,8 @@ export interface DurableStart {
   parent?: { job: string; uuid: string };
   /** Its execution timeout in ms, over its workflow's own `timeoutMs`. */
   timeoutMs?: number;
+  /** A delayed start: epoch ms before which its first decision does not run. */
+  startAt?: number;
 }
 
 /** Options of the runtime. */
@@ -161,9 +164,11 @@ export class DurableEngine {
       now,
     });
     if (definition?.onFailure === 'revert') instance.on_failure = 'revert';
+    if (start.startAt !== undefined) instance.start_at = start.startAt;
+    const from = start.startAt ?? now;
     // Without the code here, the workflow's own timeout is settled by its first decision.
     const timeoutMs = start.timeoutMs ?? definition?.timeoutMs;
-    if (timeoutMs !== undefined) instance.deadline = now + timeoutMs;
+    if (timeoutMs !== undefined) instance.deadline = from + timeoutMs;
     const writes = planInstanceWrites(start.id, null, instance);
     const result = await tx.createJob({
       id: start.id,
@@ -180,12 +185,43 @@ export class DurableEngine {
     if (!result.created) return result;
     await tx.appendJournal(writes.journal);
     if (timeoutMs !== undefined) {
-      await scheduleDeadline(tx, deadlineWrites(start.id, DURABLE_STREAM, timeoutMs, now));
+      await scheduleDeadline(tx, deadlineWrites(start.id, DURABLE_STREAM, timeoutMs, from));
     }
-    await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [
-      startLine(instance, start.parent?.job, now, timeoutMs),
-    ]);
+    const line = startLine(instance, start.parent?.job, now, timeoutMs);
+    if (start.startAt !== undefined) {
+      await tx.addCounter(startAtRef(start.id), 0n, BigInt(start.startAt));
+      await this.delayFirstDecision(tx, result.job, writes.loaded, instance, start.startAt, line);
+    } else {
+      await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [line]);
+    }
     return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
+  }
+
+  /**
+   * A delayed start: the first decision is triggered at `startAt` (the time its waits'
+   * durations count from) and its message is not claimable before then, whether or not
+   * this process has the workflow's code.
+   */
+  private async delayFirstDecision(
+    tx: StoreTx,
+    job: JobRecord,
+    loaded: LoadedInstance,
+    instance: Instance,
+    startAt: number,
+    line: NewHistoryEntry,
+  ): Promise<void> {
+    const triggered = tryTriggerDecision(instance, { now: startAt, uuid: randomUUID() });
+    if (triggered.request) {
+      await tx.append([
+        {
+          stream: decisionStream(instance.workflow_name),
+          job: job.id,
+          payload: { k: 'decide', job: job.id, uuid: triggered.request.uuid },
+          availableAt: startAt,
+        },
+      ]);
+    }
+    await this.save(tx, job, loaded, triggered.instance, [line]);
   }
 
   /** Runs one message of the durable or a decision stream. */
@@ -528,7 +564,8 @@ export class DurableEngine {
         instance.deadline === undefined &&
         definition.timeoutMs !== undefined
       ) {
-        const writes = deadlineWrites(job.id, DURABLE_STREAM, definition.timeoutMs, job.createdAt);
+        const from = instance.start_at ?? job.createdAt;
+        const writes = deadlineWrites(job.id, DURABLE_STREAM, definition.timeoutMs, from);
         await scheduleDeadline(tx, writes);
         instance = { ...instance, deadline: Number(writes.counter.initial) };
       }

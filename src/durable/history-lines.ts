@@ -42,6 +42,7 @@ export function startLine(
   at: number,
   timeoutMs?: number,
 ): NewHistoryEntry {
+  const startAt = instance.start_at;
   return {
     job: instance.id,
     kind: 'start',
@@ -49,8 +50,9 @@ export function startLine(
       state: 'RUNNING',
       workflow: instance.workflow_name,
       ...(parent ? { parent } : {}),
+      ...(startAt !== undefined && { startAt: new Date(startAt).toISOString() }),
       ...(timeoutMs !== undefined
-        ? { timeoutMs, deadline: new Date(at + timeoutMs).toISOString() }
+        ? { timeoutMs, deadline: new Date((startAt ?? at) + timeoutMs).toISOString() }
         : {}),
     },
     at,

@@ -179,6 +179,11 @@ export interface Instance {
    * cancelled when the instance ends first (`engine/job-deadline.ts`).
    */
   deadline?: number;
+  /**
+   * (weft) a delayed start's time (epoch ms): its first decision is triggered at this
+   * time (its message not claimable before it), and its deadline counts from it.
+   */
+  start_at?: number;
   /** (weft) life cycle, result and bookkeeping. */
   state: InstanceState;
   output: Json;

@@ -101,7 +101,10 @@ export function startEntry(
   collation: string,
   at: number,
   timeoutMs?: number,
+  startAt?: number,
 ): NewHistoryEntry {
+  // A delayed start's deadline runs from the time it starts at.
+  const from = startAt ?? at;
   return {
     job: job.id,
     kind: 'start',
@@ -112,9 +115,10 @@ export function startEntry(
       version: job.version,
       collation,
       ...(job.parentId ? { parent: job.parentId } : {}),
+      ...(startAt !== undefined && { startAt: new Date(startAt).toISOString() }),
       ...(timeoutMs !== undefined && {
         timeoutMs,
-        deadline: new Date(at + timeoutMs).toISOString(),
+        deadline: new Date(from + timeoutMs).toISOString(),
       }),
     },
     at,

@@ -40,6 +40,14 @@ export function deadlineRef(job: string): CounterRef {
   return { job, field: DEADLINE_FIELD };
 }
 
+/**
+ * The counter of a delayed job's start time (epoch ms; `Client.start`'s `startAt` or
+ * `delayMs`), written with the job: its execution timeout counts from it.
+ */
+export function startAtRef(job: string): CounterRef {
+  return { job, field: 'start_at' };
+}
+
 /** The key of a job's deadline timer. */
 export function deadlineTimerKey(job: string): string {
   return `deadline:${job}`;

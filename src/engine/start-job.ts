@@ -15,7 +15,12 @@ import type {
 } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import { startEntry } from './history.js';
-import { type DeadlineWrites, deadlineWrites, scheduleDeadline } from './job-deadline.js';
+import {
+  type DeadlineWrites,
+  deadlineWrites,
+  scheduleDeadline,
+  startAtRef,
+} from './job-deadline.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
 import { COLLATION_FIELD } from './step.js';
@@ -38,6 +43,11 @@ export interface GraphJobStart {
   worker?: string | null;
   /** Its execution timeout in ms (default: the workflow's `timeout:`, else none). */
   timeoutMs?: number;
+  /**
+   * A delayed start: epoch ms before which its trigger does not run (its `enter` message
+   * is not claimable until then). Its execution timeout counts from this time.
+   */
+  startAt?: number;
 }
 
 /**
@@ -77,10 +87,11 @@ export function graphJobRows(start: GraphJobStart): GraphJobRows {
       stream: ENGINE_STREAM,
       job: start.id,
       payload: { k: 'enter', job: start.id, a: compiled.trigger, d: '' },
+      ...(start.startAt !== undefined && { availableAt: start.startAt }),
     },
-    start: startEntry(job, start.wf.renderKey(initial), start.now, timeoutMs),
+    start: startEntry(job, start.wf.renderKey(initial), start.now, timeoutMs, start.startAt),
     ...(timeoutMs !== undefined && {
-      deadline: deadlineWrites(start.id, ENGINE_STREAM, timeoutMs, start.now),
+      deadline: deadlineWrites(start.id, ENGINE_STREAM, timeoutMs, start.startAt ?? start.now),
     }),
   };
 }
@@ -94,6 +105,9 @@ export async function startGraphJob(
   const result = await tx.createJob(rows.job);
   if (!result.created) return result;
   await tx.addCounter(rows.collation.ref, 0n, rows.collation.initial);
+  if (start.startAt !== undefined) {
+    await tx.addCounter(startAtRef(start.id), 0n, BigInt(start.startAt));
+  }
   await tx.append([rows.enter]);
   if (rows.deadline) await scheduleDeadline(tx, rows.deadline);
   await tx.appendHistory([{ ...rows.start, worker: start.worker ?? null }]);

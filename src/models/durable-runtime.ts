@@ -54,6 +54,7 @@ export class DurableRuntime implements ModelRuntime {
       workflow: request.workflow,
       input: args,
       ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+      ...(request.startAt !== undefined && { startAt: request.startAt }),
     });
   }
 

@@ -101,7 +101,11 @@ function instanceWaits(instance: Instance, now: number, unserved: UnservedNotes)
       } else if (wait.timestamp !== null) words.push(`waits until ${until(wait.timestamp, now)}`);
     }
   }
-  if (instance.decision_ongoing || (words.length === 0 && instance.buffer.length > 0)) {
+  const triggered = instance.decision_ongoing ? instance.decision_triggered_at : null;
+  if (instance.start_at !== undefined && triggered === instance.start_at && triggered > now) {
+    // A delayed start: its first decision is not due yet.
+    words.push(`waits until ${until(triggered, now)} to start`);
+  } else if (instance.decision_ongoing || (words.length === 0 && instance.buffer.length > 0)) {
     const name = instance.workflow_name;
     const since = instance.decision_ongoing ? instance.decision_triggered_at : null;
     words.push(

@@ -78,6 +78,7 @@ export class GraphRuntime implements ModelRuntime {
       input: request.input,
       now: this.engine.clock.now(),
       ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+      ...(request.startAt !== undefined && { startAt: request.startAt }),
     });
   }
 

@@ -8,7 +8,7 @@ import { type CompositionalNode, composeKey } from '../core/compositional-key.js
 import { revertLabel } from '../core/revert-order.js';
 import type { GraphEngine } from '../engine/graph-engine.js';
 import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
-import { type TaskMessage, taskStream } from '../engine/messages.js';
+import { ENGINE_STREAM, type TaskMessage, taskStream } from '../engine/messages.js';
 import { COLLATION_FIELD } from '../engine/step.js';
 import type { ActivityRecord, JobRecord, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -74,7 +74,7 @@ export async function graphView(
           children,
           now,
           unserved,
-          await taskMessages(tx, job, wf, activities),
+          await jobMessages(tx, job, wf, activities, records),
         )
       : suspendedWaits(job.state),
     node,
@@ -101,19 +101,21 @@ function suspendedWaits(state: JobRecord['state']): string[] {
 }
 
 /**
- * The task messages of a running job whose task activities have started (each started
- * task's next attempt: when it may start, what it times out after), else none.
+ * The messages of a running job whose task activities have started (each started task's
+ * next attempt: when it may start, what it times out after), or of one where nothing has
+ * run yet (a delayed start's trigger: when it starts), else none.
  */
-async function taskMessages(
+async function jobMessages(
   tx: StoreTx,
   job: JobRecord,
   wf: LoadedWorkflow,
   activities: readonly ActivityView[],
+  records: ReadonlyMap<string, ActivityRecord>,
 ): Promise<readonly StreamMessage[]> {
   const tasks = activities.some(
     (a) => a.state === 'Started' && wf.compiled.activities[a.id]?.kind === 'task',
   );
-  return tasks ? tx.jobMessages(job.id) : [];
+  return tasks || records.size === 0 ? tx.jobMessages(job.id) : [];
 }
 
 /**
@@ -191,6 +193,13 @@ function graphWaits(
         words.push(`waits for ${activity.kind} ${a.id}`);
       }
     }
+  }
+  // A delayed start: its trigger's step is not due yet.
+  const start = messages.find(
+    (m) => m.stream === ENGINE_STREAM && (m.payload as { k?: string }).k === 'enter',
+  );
+  if (words.length === 0 && start && start.availableAt > now) {
+    words.push(`waits until ${until(start.availableAt, now)} to start`);
   }
   // Nothing under way: the job's next step is queued for a worker.
   if (words.length === 0) words.push('waits for a worker to take its next step');

@@ -38,6 +38,8 @@ export interface StartRequest {
   input: Json;
   /** Its execution timeout in ms, over the workflow's own (see `engine/job-deadline.ts`). */
   timeoutMs?: number;
+  /** A delayed start: epoch ms before which it takes no step (see `Client.start`). */
+  startAt?: number;
 }
 
 /** How an HTTP agent is handed a task (`TaskScheduled`). */

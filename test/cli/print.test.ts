@@ -45,6 +45,7 @@ function job(over: Partial<JobView> = {}): JobView {
     children: [],
     parent: null,
     createdAt: T0,
+    startAt: null,
     updatedAt: T1,
     finishedAt: null,
     ...over,

@@ -93,6 +93,7 @@ const JOB_FIELDS = [
   'children',
   'parent',
   'createdAt',
+  'startAt',
   'updatedAt',
   'finishedAt',
   'resumptions',
