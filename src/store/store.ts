@@ -234,7 +234,8 @@ export interface StoreTx {
   parkMessages(job: string, into: string): Promise<number>;
   /**
    * Moves the messages of `job` parked in stream `from` back to the streams they came
-   * from, claimable now; returns how many.
+   * from, claimable now, or at their time when they were parked before it (a retry's
+   * backoff, a delayed start: a pause does not move it); returns how many.
    */
   unparkMessages(job: string, from: string): Promise<number>;
   /** The dead-letter stream, optionally only what came from `stream`. */

@@ -268,3 +268,27 @@ describe('dead letters', () => {
     expect(await store.listDeadLetters('s')).toHaveLength(1);
   });
 });
+
+describe('parking a job’s messages (pause and resume)', () => {
+  it('moves them out and back; one not yet due keeps its time, one due is due at once', async () => {
+    await store.append([
+      { stream: 'task:a', payload: 'due', job: 'j' },
+      { stream: 'engine', payload: 'later', job: 'j', availableAt: clock.now() + 60_000 },
+      { stream: 'task:a', payload: 'other job', job: 'k' },
+    ]);
+    expect(await store.parkMessages('j', 'park:j')).toBe(2);
+    expect((await store.peek('task:a')).map((m) => m.payload)).toEqual(['other job']);
+    expect(await store.peek('engine')).toEqual([]);
+
+    await clock.advance(10_000);
+    expect(await store.unparkMessages('j', 'park:j')).toBe(2);
+    const claim = (stream: string) =>
+      store.claim(stream, { consumer: 'w', leaseMs: 1000, max: 10 });
+    expect((await claim('task:a')).map((m) => m.payload).sort()).toEqual(['due', 'other job']);
+    // A pause does not move a delayed message's time: still 50 s to go, then claimable.
+    expect(await claim('engine')).toEqual([]);
+    expect((await store.peek('engine'))[0]?.availableAt).toBe(clock.now() + 50_000);
+    await clock.advance(50_000);
+    expect((await claim('engine')).map((m) => m.payload)).toEqual(['later']);
+  });
+});

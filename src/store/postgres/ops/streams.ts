@@ -141,10 +141,11 @@ const PARK = sql(
   `WITH moved AS (
      DELETE FROM weft_messages
      WHERE job = $1 AND stream <> $2 AND (consumer IS NULL OR available_at <= $3)
-     RETURNING id, stream, job, payload
+     RETURNING id, stream, job, payload, consumer, available_at
    ), ins AS (
      INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
-     SELECT $2, job, json_build_object('stream', stream, 'payload', payload), 0, $3, $3
+     SELECT $2, job, json_build_object('stream', stream, 'payload', payload), 0,
+       CASE WHEN consumer IS NULL THEN GREATEST(available_at, $3) ELSE $3 END, $3
      FROM moved ORDER BY id
      RETURNING 1
    )
@@ -152,7 +153,7 @@ const PARK = sql(
 );
 const PARKED = sql(
   'message_parked',
-  `DELETE FROM weft_messages WHERE stream = $1 AND job = $2 RETURNING id, payload`,
+  `DELETE FROM weft_messages WHERE stream = $1 AND job = $2 RETURNING id, payload, available_at`,
 );
 const ACK_MANY = sql(
   'message_ack_many',
@@ -334,15 +335,23 @@ export const streams = {
 
   /** Moves a job's messages parked in `from` back to their streams; returns how many. */
   async unparkMessages(db: Db, job: string, from: string): Promise<number> {
-    const rows = await db.rows<{ id: number; payload: { stream: string; payload: Json } }>(PARKED, [
-      from,
-      job,
-    ]);
+    const rows = await db.rows<{
+      id: number;
+      payload: { stream: string; payload: Json };
+      available_at: string;
+    }>(PARKED, [from, job]);
     if (rows.length === 0) return 0;
     rows.sort((a, b) => Number(a.id) - Number(b.id));
+    const now = db.clock.now();
     await streams.append(
       db,
-      rows.map((r) => ({ stream: r.payload.stream, job, payload: r.payload.payload })),
+      rows.map((r) => ({
+        stream: r.payload.stream,
+        job,
+        payload: r.payload.payload,
+        // A message that was not due yet (a retry's backoff, a delayed start) keeps its time.
+        ...(Number(r.available_at) > now && { availableAt: Number(r.available_at) }),
+      })),
     );
     return rows.length;
   },

@@ -105,7 +105,8 @@ export class SqliteStreams {
       holder: p('SELECT consumer, deliveries FROM weft_messages WHERE id = ? AND stream = ?'),
       ofJob: p(`SELECT ${COLUMNS} FROM weft_messages WHERE job = ? ORDER BY id`),
       park: p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
-        SELECT @into, job, json_object('stream', stream, 'payload', json(payload)), 0, @now, @now
+        SELECT @into, job, json_object('stream', stream, 'payload', json(payload)), 0,
+          CASE WHEN consumer IS NULL THEN max(available_at, @now) ELSE @now END, @now
         FROM weft_messages
         WHERE job = @job AND stream <> @into AND (consumer IS NULL OR available_at <= @now)
         ORDER BY id`),
@@ -259,10 +260,18 @@ export class SqliteStreams {
   unparkMessages(job: string, from: string): number {
     const rows = this.st('parked').all(from, job) as MessageRow[];
     if (rows.length === 0) return 0;
+    const now = this.ctx.clock.now();
     this.append(
       rows.map((row) => {
         const parked = fromJson(row.payload) as { stream: string; payload: Json };
-        return { stream: parked.stream, job, payload: parked.payload };
+        const at = Number(row.available_at);
+        // A message that was not due yet (a retry's backoff, a delayed start) keeps its time.
+        return {
+          stream: parked.stream,
+          job,
+          payload: parked.payload,
+          ...(at > now && { availableAt: at }),
+        };
       }),
     );
     this.st('parkedDelete').run(from, job);
