@@ -109,7 +109,8 @@ describe.skipIf(skipBackend)('weft start --delay / --at', () => {
     workers.push(
       launchWeft(['worker', '--handlers', 'handlers.mjs'], { store: location.url, cwd: dir }),
     );
-    const at = new Date(Date.now() + 3000).toISOString();
+    // Far enough ahead that a slow machine's `weft start` still comes before it.
+    const at = new Date(Date.now() + 6000).toISOString();
     const { startAt, result } = await startLater('pay', '--at', at);
     expect(startAt).toBe(Date.parse(at));
     expect(result.out).toBe('"charged"');
