@@ -87,11 +87,16 @@ export async function openPostgresStore(
     await pool.end().catch(() => {});
     throw connectError(error, url);
   }
+  // A connection the server ends meanwhile (a restart) fails the migration's statements;
+  // its 'error' event must not go unhandled (the pool listens only while it is idle).
+  client.on('error', ignore);
   let migration: MigrationReport;
   try {
     migration = await migrate(client, url.redacted, options.migrate ?? true);
+    client.off('error', ignore);
     client.release();
   } catch (error) {
+    client.off('error', ignore);
     client.release(true);
     await pool.end().catch(() => {});
     throw asStoreError(error, url);
