@@ -14,6 +14,17 @@ import { openTestStore } from '../../support/store-under-test.js';
 
 const DELAY_MS = 3000;
 
+/** A trigger, then task `charge`; an hour's execution timeout. */
+const LATER = `
+workflow: later
+timeout: 1h
+activities:
+  start:  { kind: trigger }
+  charge: { kind: task }
+transitions:
+  start: [charge]
+`;
+
 let store: Store;
 let close: () => Promise<void>;
 let worker: Worker | undefined;
@@ -36,17 +47,7 @@ describe('a delayed start', () => {
   it('graph: created at once, says when it starts, runs its trigger no sooner', async () => {
     const ran: number[] = [];
     const client = new Client(store);
-    await client.deploy(
-      compileWorkflow(`
-workflow: later
-timeout: 1h
-activities:
-  start:  { kind: trigger }
-  charge: { kind: task }
-transitions:
-  start: [charge]
-`),
-    );
+    await client.deploy(compileWorkflow(LATER));
     await startWorker({ handlers: { charge: async () => ran.push(Date.now()) } });
     const before = Date.now();
     const job = await client.start('later', {}, { delayMs: DELAY_MS });
@@ -109,16 +110,7 @@ transitions:
   it('a cancel before its start ends it; its first step never runs', async () => {
     const ran: number[] = [];
     const client = new Client(store);
-    await client.deploy(
-      compileWorkflow(`
-workflow: later
-activities:
-  start:  { kind: trigger }
-  charge: { kind: task }
-transitions:
-  start: [charge]
-`),
-    );
+    await client.deploy(compileWorkflow(LATER));
     await startWorker({ handlers: { charge: async () => ran.push(Date.now()) } });
     const job = await client.start('later', {}, { delayMs: DELAY_MS });
     expect((await client.cancel(job.id)).state).toBe('FAILURE');
