@@ -18,6 +18,7 @@ export {
 } from './client/client.js';
 export type { HistoryChange, HistoryKind, JobHistoryEntry } from './client/job-history.js';
 export type { ActivityView, JobView } from './client/job-view.js';
+export type { CreatedSchedule, Schedules, ScheduleView } from './client/schedules.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';
 export type { FlowState, TaskState } from './core/states.js';
@@ -42,6 +43,14 @@ export {
 } from './engine/builder.js';
 export { type CompileOptions, compileWorkflow } from './engine/compiler.js';
 export type { CompiledActivity, CompiledWorkflow } from './engine/kinds/index.js';
+export type { Firing, TickJob } from './models/schedule-fire.js';
+export {
+  type CheckedSchedule,
+  type DeclareStatus,
+  defineSchedule,
+  OVERLAP_POLICIES,
+  type ScheduleSpec,
+} from './models/schedule-spec.js';
 export { openStore } from './store/open-store.js';
 export type * from './store/records.js';
 export type { Notice, Store, StoreTx } from './store/store.js';

@@ -32,6 +32,7 @@ import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
+import { Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
 /** Options of a client. */
@@ -161,6 +162,8 @@ export class Client {
   readonly clock: Clock;
   private readonly newId: () => string;
   private readonly models: Models;
+  /** Cron schedules: create, list, pause, resume, delete, backfill (client/schedules.ts). */
+  readonly schedules: Schedules;
 
   constructor(
     readonly store: Store,
@@ -172,6 +175,7 @@ export class Client {
       graph: new GraphEngine({ clock: this.clock }),
       durable: new DurableEngine({ clock: this.clock }),
     });
+    this.schedules = new Schedules(store, this.models, this.clock);
   }
 
   /**

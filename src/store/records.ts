@@ -363,3 +363,46 @@ export interface WaitingStream {
   /** That message's job, when it has one. */
   job: string | null;
 }
+
+/**
+ * What a schedule does when a tick comes while the job of an earlier tick still runs:
+ * `skip` the tick; `buffer_one`: hold it (one at most) and start it when the running job
+ * ends; `allow_all`: start it anyway; `cancel_other`: cancel the running job, then start.
+ */
+export type OverlapPolicy = 'skip' | 'buffer_one' | 'allow_all' | 'cancel_other';
+
+/** A cron schedule as the store keeps it (`putSchedule`): what it starts, and where it stands. */
+export interface ScheduleRecord {
+  name: string;
+  /** The workflow each tick starts a job of (a graph workflow, or a code-first one). */
+  workflow: string;
+  /** The cron expression (five fields, six with seconds first, or `@daily` and the like). */
+  cron: string;
+  /** The IANA time zone the expression is read in. */
+  timezone: string;
+  /** Every tick's job input. */
+  input: Json;
+  overlap: OverlapPolicy;
+  /** Ticks missed by more than this (no worker ran) are skipped, not started late. */
+  catchupWindowMs: number;
+  /** A paused schedule starts nothing; its ticks meanwhile are skipped. */
+  paused: boolean;
+  /** The first tick not handled yet (epoch ms); null when the expression has no more. */
+  nextAt: number | null;
+  /** A tick held back (`buffer_one`) until the running job ends. */
+  bufferedAt: number | null;
+  /** The newest tick handled, started or not. */
+  lastTickAt: number | null;
+  /** The job of the newest tick started. */
+  lastJob: string | null;
+  /** Why the newest tick's start failed (a workflow not deployed, an input its schema refuses). */
+  lastError: string | null;
+  /** Ticks that started a job. */
+  runs: number;
+  /** Ticks skipped: by the overlap policy, the catch-up window, or a pause. */
+  skipped: number;
+  /** Who declared it: `cli`, `code` (a worker's `schedules`), `file` (a workflow file) or `api`. */
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+}

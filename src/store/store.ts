@@ -34,6 +34,7 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  ScheduleRecord,
   SignalOutcome,
   StoreStats,
   StreamMessage,
@@ -313,6 +314,26 @@ export interface StoreTx {
     before: number,
     skip?: readonly string[],
   ): Promise<WaitingStream[]>;
+
+  // ── schedules ─────────────────────────────────────────────────────────
+  /** Writes a schedule whole: a new one, or every field of an existing one. */
+  putSchedule(schedule: ScheduleRecord): Promise<void>;
+  getSchedule(name: string): Promise<ScheduleRecord | undefined>;
+  /**
+   * Reads a schedule and holds it to the end of the transaction: two transactions that
+   * lock one schedule run one after the other, so a tick is handled once.
+   */
+  lockSchedule(name: string): Promise<ScheduleRecord | undefined>;
+  /** Every schedule, by name. */
+  listSchedules(): Promise<ScheduleRecord[]>;
+  deleteSchedule(name: string): Promise<boolean>;
+  /**
+   * Names of the schedules not paused that have a tick due by `now`, or a tick held back
+   * (`bufferedAt`) that waits for a job to end; at most `limit`.
+   */
+  dueSchedules(now: number, limit: number): Promise<string[]>;
+  /** The earliest `nextAt` of the schedules not paused. */
+  nextScheduleAt(): Promise<number | undefined>;
 }
 
 /** What a notice listener is told about. */

@@ -1,8 +1,10 @@
 /**
  * Worker settings, with their defaults.
  */
+
 import type { Clock } from '../core/clock.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
@@ -108,6 +110,16 @@ export interface WorkerOptions {
   consumer?: string;
   clock?: Clock;
   logger?: WorkerLogger;
+  /**
+   * Schedules this worker declares when it starts (`defineSchedule`): stored, or updated
+   * when their declaration changed (see `models/schedule-spec.ts`).
+   */
+  schedules?: readonly CheckedSchedule[];
+  /**
+   * Whether this worker fires due schedules (default true). Any number of workers may:
+   * each tick starts one job whichever fires it.
+   */
+  runSchedules?: boolean;
   /** Called after each committed engine batch with the ids of the jobs it touched. */
   onCommit?: (jobs: readonly string[]) => void;
 }

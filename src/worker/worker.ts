@@ -17,7 +17,10 @@ import type { TaskMessage } from '../engine/messages.js';
 import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { ModelRoute } from '../models/model-runtime.js';
 import { Models } from '../models/models.js';
+import { type Firing, fireSchedule } from '../models/schedule-fire.js';
+import { type CheckedSchedule, declareSchedule } from '../models/schedule-spec.js';
 import { presenceWindowMs } from '../models/served-work.js';
+import { retryingConflicts } from '../store/conflict-retry.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { nextTurn, yieldIfDue } from '../store/yield-point.js';
@@ -32,7 +35,7 @@ import {
 } from './stream-processor.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
-import { stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
+import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
 
 /** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
@@ -72,6 +75,10 @@ export class Worker {
   private readonly engineWake = new WakeUp();
   private readonly taskWake = new WakeUp();
   private readonly timerWake = new WakeUp();
+  private readonly scheduleWake = new WakeUp();
+  private readonly schedules: readonly CheckedSchedule[];
+  private readonly runSchedules: boolean;
+  private nextScheduleWait = 250;
   private loops: Promise<void>[] = [];
   /** Engine streams with a notice (or more work) since they were last polled. */
   private readonly noticed = new Set<string>();
@@ -115,6 +122,8 @@ export class Worker {
     this.giveUpMs = options.giveUpMs ?? WORKER_DEFAULTS.giveUpMs;
     this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? WORKER_DEFAULTS.engineLanes));
     this.concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
+    this.schedules = options.schedules ?? [];
+    this.runSchedules = options.runSchedules ?? true;
     // Their steps' history lines name this worker by its consumer id.
     this.graph = new GraphEngine({
       clock: this.clock,
@@ -202,6 +211,9 @@ export class Worker {
         ? [this.loop('tasks', () => this.taskTurn(), this.taskWake)]
         : []),
       this.loop('timers', () => this.timerTurn(), this.timerWake),
+      ...(this.runSchedules
+        ? [this.loop('schedules', () => this.scheduleTurn(), this.scheduleWake)]
+        : []),
     ];
   }
 
@@ -210,6 +222,11 @@ export class Worker {
     // What this worker runs is known by name (code-first workflows), so clients can start it.
     for (const model of this.models.all) await model.announce(this.store);
     await this.presence.start();
+    for (const schedule of this.schedules) {
+      await retryingConflicts(() =>
+        this.store.transaction((tx) => declareSchedule(tx, schedule, this.clock.now(), 'code')),
+      );
+    }
     await this.engineWake.listen(
       this.store,
       this.routes.map((r) => ({ kind: 'stream' as const, name: r.stream })),
@@ -305,7 +322,9 @@ export class Worker {
   }
 
   private waitFor(name: string): number {
-    return name === 'timers' ? Math.min(this.idleMs, this.nextTimerWait) : this.idleMs;
+    if (name === 'timers') return Math.min(this.idleMs, this.nextTimerWait);
+    if (name === 'schedules') return Math.min(this.idleMs, this.nextScheduleWait);
+    return this.idleMs;
   }
 
   private nextTimerWait = 250;
@@ -361,6 +380,41 @@ export class Worker {
   }
 
   /**
+   * Fires the schedules with a tick due (or a held tick whose job may have ended), each
+   * in its own transaction, then waits for the next tick (at most `idleMs`: a schedule
+   * another process creates sends no notice). Counts the firings that did something.
+   */
+  private async scheduleTurn(): Promise<number> {
+    const now = this.clock.now();
+    let fired = 0;
+    for (const name of await this.store.dueSchedules(now, 32)) {
+      if (this.stopping) break;
+      const firing = await retryingConflicts(() =>
+        this.settings.store.transaction((tx) => fireSchedule(tx, this.models, name, now)),
+      );
+      if (firing && (firing.started.length > 0 || firing.skipped > 0)) {
+        fired++;
+        this.logFiring(firing);
+      }
+    }
+    const next = await this.store.nextScheduleAt();
+    this.nextScheduleWait = next === undefined ? this.idleMs : Math.max(1, next - this.clock.now());
+    return fired;
+  }
+
+  private logFiring(firing: Firing): void {
+    const { logger } = this.settings;
+    const where = { schedule: firing.schedule };
+    if (firing.cancelled)
+      logger.info(`schedule ${firing.schedule} cancelled ${firing.cancelled}`, where);
+    for (const job of firing.started.filter((j) => j.created)) {
+      logger.info(`schedule ${firing.schedule} started ${job.id}`, { ...where, job: job.id });
+    }
+    if (firing.error)
+      logWarning(logger, `schedule ${firing.schedule}: ${firing.error}`, undefined, where);
+  }
+
+  /**
    * Stops: no new claims; running handlers get `graceMs` to finish, then are aborted and
    * their messages given back; results already in are committed.
    */
@@ -376,10 +430,16 @@ export class Worker {
     this.engineWake.wake();
     this.taskWake.wake();
     this.timerWake.wake();
+    this.scheduleWake.wake();
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await this.presence.stop();
-    await Promise.all([this.engineWake.close(), this.taskWake.close(), this.timerWake.close()]);
+    await Promise.all([
+      this.engineWake.close(),
+      this.taskWake.close(),
+      this.timerWake.close(),
+      this.scheduleWake.close(),
+    ]);
     clearInterval(this.keepAlive);
     this.stopped = true;
     for (const resolve of this.stoppedWaiters.splice(0)) resolve();

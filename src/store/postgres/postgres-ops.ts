@@ -24,6 +24,7 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  ScheduleRecord,
   StoreTx,
 } from '../store.js';
 import { activities } from './ops/activities.js';
@@ -34,6 +35,7 @@ import { definitions } from './ops/definitions.js';
 import { history } from './ops/history.js';
 import { jobs } from './ops/jobs.js';
 import { journal } from './ops/journal.js';
+import { schedules } from './ops/schedules.js';
 import { signals } from './ops/signals.js';
 import { stats } from './ops/stats.js';
 import { streams } from './ops/streams.js';
@@ -246,5 +248,26 @@ export class PostgresStoreTx implements StoreTx {
   }
   waitingStreams(prefix: string, before: number, skip?: readonly string[]) {
     return this.invoke(ONE, (db) => workers.waitingStreams(db, prefix, before, skip));
+  }
+  putSchedule(schedule: ScheduleRecord) {
+    return this.invoke(ONE, (db) => schedules.putSchedule(db, schedule));
+  }
+  getSchedule(name: string) {
+    return this.invoke(ONE, (db) => schedules.getSchedule(db, name));
+  }
+  lockSchedule(name: string) {
+    return this.invoke(ONE, (db) => schedules.lockSchedule(db, name));
+  }
+  listSchedules() {
+    return this.invoke(ONE, (db) => schedules.listSchedules(db));
+  }
+  deleteSchedule(name: string) {
+    return this.invoke(ONE, (db) => schedules.deleteSchedule(db, name));
+  }
+  dueSchedules(now: number, limit: number) {
+    return this.invoke(ONE, (db) => schedules.dueSchedules(db, now, limit));
+  }
+  nextScheduleAt() {
+    return this.invoke(ONE, (db) => schedules.nextScheduleAt(db));
   }
 }

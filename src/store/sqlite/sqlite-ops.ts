@@ -23,6 +23,7 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  ScheduleRecord,
   StoreTx,
 } from '../store.js';
 import { SqliteActivities } from './ops/activities.js';
@@ -32,6 +33,7 @@ import { SqliteDefinitions } from './ops/definitions.js';
 import { SqliteHistory } from './ops/history.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteJournal } from './ops/journal.js';
+import { SqliteSchedules } from './ops/schedules.js';
 import { SqliteSignals } from './ops/signals.js';
 import { SqliteStats } from './ops/stats.js';
 import { SqliteStreams } from './ops/streams.js';
@@ -51,6 +53,7 @@ export interface SqliteOps {
   history: SqliteHistory;
   stats: SqliteStats;
   workers: SqliteWorkers;
+  schedules: SqliteSchedules;
 }
 
 /** Prepares every statement once. */
@@ -68,6 +71,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     history: new SqliteHistory(ctx),
     stats: new SqliteStats(ctx),
     workers: new SqliteWorkers(ctx),
+    schedules: new SqliteSchedules(ctx),
   };
 }
 
@@ -318,5 +322,26 @@ export class BoundStoreTx implements StoreTx {
   }
   waitingStreams(prefix: string, before: number, skip?: readonly string[]) {
     return this.invoke(R, () => this.ops.workers.waitingStreams(prefix, before, skip));
+  }
+  putSchedule(schedule: ScheduleRecord) {
+    return this.invoke(W, () => this.ops.schedules.putSchedule(schedule));
+  }
+  getSchedule(name: string) {
+    return this.invoke(R, () => this.ops.schedules.getSchedule(name));
+  }
+  lockSchedule(name: string) {
+    return this.invoke(W, () => this.ops.schedules.getSchedule(name));
+  }
+  listSchedules() {
+    return this.invoke(R, () => this.ops.schedules.listSchedules());
+  }
+  deleteSchedule(name: string) {
+    return this.invoke(W, () => this.ops.schedules.deleteSchedule(name));
+  }
+  dueSchedules(now: number, limit: number) {
+    return this.invoke(R, () => this.ops.schedules.dueSchedules(now, limit));
+  }
+  nextScheduleAt() {
+    return this.invoke(R, () => this.ops.schedules.nextScheduleAt());
   }
 }

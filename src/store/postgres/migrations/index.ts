@@ -13,6 +13,7 @@ import { newestActivity } from './0006-newest-activity.js';
 import { threadIndex } from './0007-thread-index.js';
 import { workers } from './0008-workers.js';
 import { newestPartial } from './0009-newest-partial.js';
+import { schedules } from './0010-schedules.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -25,4 +26,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   threadIndex,
   workers,
   newestPartial,
+  schedules,
 ];
