@@ -6,12 +6,8 @@
  *     weft dead-letters requeue <id> [--json]
  */
 import type { Command } from 'commander';
-import type { Client } from '../client/client.js';
-import { toErrorRecord, WeftError } from '../core/errors.js';
-import { openStore } from '../store/open-store.js';
 import type { DeadLetter } from '../store/records.js';
-import type { Store } from '../store/store.js';
-import { clientOf } from './lazy-client.js';
+import { clientAction, STORE_FLAGS, STORE_HELP } from './client-action.js';
 import { positiveWholeNumber } from './numeric-option.js';
 import { type Output, printJson } from './print.js';
 
@@ -56,26 +52,9 @@ export function registerDeadLettersCommand(
   output: Output,
   setExit: (code: number) => void,
 ): void {
-  const withClient =
-    <A extends unknown[]>(action: (client: Client, flags: Flags, ...args: A) => Promise<void>) =>
-    async (...args: unknown[]) => {
-      const flags = (args[args.length - 1] as Command).opts() as Flags;
-      let store: Store | undefined;
-      try {
-        store = await openStore(flags.store ?? process.env.WEFT_STORE);
-        await action(await clientOf(store), flags, ...(args.slice(0, -2) as A));
-        setExit(0);
-      } catch (error) {
-        const record = error instanceof WeftError ? error.toJSON() : toErrorRecord(error);
-        if (flags.json) printJson(output, { error: record });
-        else output.err(`error: ${record.message}`);
-        setExit(1);
-      } finally {
-        await store?.close();
-      }
-    };
-  const storeOption = '--store <url>';
-  const storeHelp = 'store URL (default: $WEFT_STORE or sqlite:./.weft/weft.db)';
+  const withClient = clientAction(output, setExit);
+  const storeOption = STORE_FLAGS;
+  const storeHelp = STORE_HELP;
 
   const deadLetters = program
     .command('dead-letters')
@@ -88,7 +67,7 @@ export function registerDeadLettersCommand(
     .option('--limit <n>', 'at most this many', positiveWholeNumber, 100)
     .option('--json', 'print a JSON array of dead letters')
     .action(
-      withClient(async (client, flags) => {
+      withClient(async (client, flags: Flags) => {
         const dead = await client.deadLetters({
           ...(flags.stream ? { stream: flags.stream } : {}),
           ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
@@ -103,7 +82,7 @@ export function registerDeadLettersCommand(
     .option(storeOption, storeHelp)
     .option('--json', 'print the result as JSON')
     .action(
-      withClient(async (client, flags, id: string) => {
+      withClient(async (client, flags: Flags, id: string) => {
         const requeued = await client.requeueDeadLetter(id);
         if (flags.json) {
           printJson(output, requeued);

@@ -16,3 +16,10 @@ export function positiveDuration(value: string): number {
   }
   return ms;
 }
+
+/** A duration of 0 or more, in ms (`0` turns a window off). */
+export function duration(value: string): number {
+  const text = value.trim();
+  if (text === '0') return 0;
+  return positiveDuration(text);
+}

@@ -31,6 +31,7 @@ import {
   printJson,
   processOutput,
 } from './print.js';
+import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { isoTimeOption } from './time-option.js';
 
@@ -449,6 +450,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   registerDashboardCommand(program, output, setExit);
   // weft dead-letters [list|requeue <id>].
   registerDeadLettersCommand(program, output, setExit);
+  // weft schedule [create|list|show|pause|resume|delete|backfill], weft schedules.
+  registerScheduleCommand(program, output, setExit);
 
   return program;
 }
