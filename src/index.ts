@@ -49,6 +49,7 @@ export {
   type DeclareStatus,
   defineSchedule,
   OVERLAP_POLICIES,
+  type ScheduleDefinition,
   type ScheduleSpec,
 } from './models/schedule-spec.js';
 export { openStore } from './store/open-store.js';

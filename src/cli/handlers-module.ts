@@ -9,6 +9,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../core/errors.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { ScheduleDefinition } from '../models/schedule-spec.js';
 import type { TaskContext, TaskHandlers } from '../worker/task-handler.js';
 
 /** What a worker module provides. */
@@ -16,13 +17,15 @@ export interface WorkerModule {
   handlers: TaskHandlers;
   workflows: WorkflowDefinition<never[], unknown>[];
   tasks: TaskDefinition<never, unknown>[];
+  /** Schedules it exports (`defineSchedule`): the worker declares them when it starts. */
+  schedules: ScheduleDefinition[];
   /** The default export, when it is a code-first workflow. */
   defaultWorkflow?: WorkflowDefinition<never[], unknown>;
 }
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
 
-function isDefinition(value: unknown, kind: 'task' | 'workflow'): boolean {
+function isDefinition(value: unknown, kind: 'task' | 'workflow' | 'schedule'): boolean {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -117,7 +120,7 @@ export async function loadWorkerModule(
   path: string | undefined,
   option = '--handlers',
 ): Promise<WorkerModule> {
-  const empty: WorkerModule = { handlers: {}, workflows: [], tasks: [] };
+  const empty: WorkerModule = { handlers: {}, workflows: [], tasks: [], schedules: [] };
   if (!path) return empty;
   const module = await importModule(path, option);
   const result: WorkerModule = { ...empty };
@@ -131,6 +134,8 @@ export async function loadWorkerModule(
         result.defaultWorkflow = value as WorkflowDefinition<never[], unknown>;
     } else if (isDefinition(value, 'task')) {
       result.tasks.push(value as TaskDefinition<never, unknown>);
+    } else if (isDefinition(value, 'schedule')) {
+      result.schedules.push(value as ScheduleDefinition);
     } else if (name === 'default') {
       if (!value || typeof value !== 'object' || Array.isArray(value)) {
         throw new ValidationError(
@@ -149,9 +154,10 @@ export async function loadWorkerModule(
       result.handlers = value as TaskHandlers;
     }
   }
-  if (result.workflows.length === 0 && result.tasks.length === 0 && !('default' in module)) {
+  const defined = result.workflows.length + result.tasks.length + result.schedules.length;
+  if (defined === 0 && !('default' in module)) {
     throw new ValidationError(
-      'exports no task handlers (a default export), workflows or tasks',
+      'exports no task handlers (a default export), workflows, tasks or schedules',
       `${option} ${path}`,
     );
   }

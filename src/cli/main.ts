@@ -162,6 +162,12 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
             version: d.version,
             status: d.status,
             ...(d.previousVersion !== undefined && { previousVersion: d.previousVersion }),
+            ...(d.schedules && {
+              schedules: d.schedules.map((s) => ({
+                ...s,
+                nextAt: s.nextAt === null ? null : new Date(s.nextAt).toISOString(),
+              })),
+            }),
           });
           if (!opts.json) output.out(describeDeployment(d));
         }
@@ -456,12 +462,27 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   return program;
 }
 
-/** `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`. */
+/**
+ * `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`; then
+ * a line per schedule of the file.
+ */
 function describeDeployment(d: Deployment): string {
-  if (d.status === 'unchanged') return `${d.workflow} unchanged, version ${d.version}`;
   const from =
     d.previousVersion === undefined ? '' : ` (changed from version ${d.previousVersion})`;
-  return `deployed ${d.workflow} version ${d.version}${from}`;
+  const lines = [
+    d.status === 'unchanged'
+      ? `${d.workflow} unchanged, version ${d.version}`
+      : `deployed ${d.workflow} version ${d.version}${from}`,
+  ];
+  for (const s of d.schedules ?? []) {
+    const next = s.nextAt === null ? '' : `; next run ${new Date(s.nextAt).toISOString()}`;
+    lines.push(
+      s.status === 'deleted'
+        ? `schedule ${s.name} deleted: the file no longer names it`
+        : `schedule ${s.name} ${s.status}${next}`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** What `weft start` says on stderr when it starts a workflow no one has deployed or registered. */

@@ -12,7 +12,7 @@
 import type { Command } from 'commander';
 import type { Client } from '../client/client.js';
 import { ValidationError } from '../core/errors.js';
-import { OVERLAP_POLICIES } from '../models/schedule-spec.js';
+import { OVERLAP_POLICIES } from '../core/schedule-rules.js';
 import type { Json, OverlapPolicy } from '../store/records.js';
 import { oneOf } from './choice-option.js';
 import { type ClientFlags, clientAction, STORE_FLAGS, STORE_HELP } from './client-action.js';

@@ -52,6 +52,7 @@ export async function runWorkerCommand(
     handlers: module.handlers,
     workflows: module.workflows,
     tasks: module.tasks,
+    schedules: module.schedules,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),

@@ -32,7 +32,7 @@ import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
-import { Schedules } from './schedules.js';
+import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
 /** Options of a client. */
@@ -135,6 +135,8 @@ export interface Deployment extends DefinitionRecord {
   status: 'deployed' | 'unchanged';
   /** The newest version before this one, when the deploy stored a changed definition. */
   previousVersion?: number;
+  /** The file's schedules as the deploy left them, and those it deleted (when there were any). */
+  schedules?: FileScheduleOutcome[];
 }
 
 /** Which entries `Client.history` reads. */
@@ -153,7 +155,7 @@ const DEPLOY_ATTEMPTS = 5;
 
 /** A compiled workflow's content, apart from its version number and the path it came from. */
 function graphContent(definition: CompiledWorkflow): string {
-  const { version: _v, pinnedVersion: _p, source: _s, ...content } = definition;
+  const { version: _v, pinnedVersion: _p, source: _s, schedules: _c, ...content } = definition;
   return canonicalJson(content as never);
 }
 
@@ -188,6 +190,17 @@ export class Client {
    * they started on; new jobs start on the newest.
    */
   async deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<Deployment> {
+    const { schedules, ...definition } = compiled;
+    const deployment = await this.deployDefinition(definition, source);
+    const declared = await this.schedules.declareFromFile(compiled.workflow, schedules ?? []);
+    return declared.length > 0 ? { ...deployment, schedules: declared } : deployment;
+  }
+
+  /** Stores the definition (without its schedules) as {@link deploy} says. */
+  private async deployDefinition(
+    compiled: CompiledWorkflow,
+    source: string | null,
+  ): Promise<Deployment> {
     const put = (version: number) =>
       this.store.putDefinition({
         workflow: compiled.workflow,

@@ -9,6 +9,7 @@ import { NotFoundError, ValidationError } from '../core/errors.js';
 import type { Models } from '../models/models.js';
 import { startTick, type TickJob } from '../models/schedule-fire.js';
 import {
+  type CheckedSchedule,
   checkSchedule,
   type DeclareStatus,
   declareSchedule,
@@ -34,6 +35,14 @@ export interface ScheduleView extends ScheduleRecord {
 /** What `create` did. */
 export interface CreatedSchedule extends ScheduleView {
   status: DeclareStatus;
+}
+
+/** What a deploy did with a schedule of its file (or one the file no longer names). */
+export interface FileScheduleOutcome {
+  name: string;
+  status: DeclareStatus | 'deleted';
+  /** Its next tick, unless deleted or paused. */
+  nextAt: number | null;
 }
 
 /** The next `count` ticks of a stored schedule, from its first unhandled one. */
@@ -77,6 +86,36 @@ export class Schedules {
       declareSchedule(tx, checked, this.clock.now(), source),
     );
     return { ...view(schedule), status };
+  }
+
+  /**
+   * Stores the schedules of a workflow file being deployed, in one transaction, and
+   * deletes the ones an earlier deploy of that workflow's file stored that it no longer
+   * names (schedules from code or the command line are left alone).
+   */
+  async declareFromFile(
+    workflow: string,
+    schedules: readonly CheckedSchedule[],
+  ): Promise<FileScheduleOutcome[]> {
+    const stale = (await this.store.listSchedules()).filter(
+      (s) => s.source === 'file' && s.workflow === workflow,
+    );
+    if (schedules.length === 0 && stale.length === 0) return [];
+    return this.transaction(async (tx) => {
+      const now = this.clock.now();
+      const out: FileScheduleOutcome[] = [];
+      for (const spec of schedules) {
+        const { schedule, status } = await declareSchedule(tx, spec, now, 'file');
+        out.push({ name: spec.name, status, nextAt: schedule.paused ? null : schedule.nextAt });
+      }
+      const named = new Set(schedules.map((s) => s.name));
+      for (const old of stale) {
+        if (!named.has(old.name) && (await tx.deleteSchedule(old.name))) {
+          out.push({ name: old.name, status: 'deleted', nextAt: null });
+        }
+      }
+      return out;
+    });
   }
 
   /** Every schedule, by name. */

@@ -10,6 +10,8 @@
  * kinds (`CompiledWorkflow<CompiledActivity>`).
  */
 
+import type { CheckedSchedule } from '../core/schedule-rules.js';
+
 /** What every compiled activity has, whatever its kind. */
 export interface CompiledActivityBase {
   id: string;
@@ -87,6 +89,11 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
    * activities on 7, and its child jobs end with it. Absent: no limit.
    */
   timeoutMs?: number;
+  /**
+   * The file's `schedules:`, checked, each naming this workflow: a deploy stores them
+   * (they are not part of the definition's content: changing one stores no new version).
+   */
+  schedules?: CheckedSchedule[];
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

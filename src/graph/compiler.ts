@@ -7,8 +7,10 @@
  */
 import { z } from 'zod';
 import { WorkflowDefinitionError } from '../core/errors.js';
+import type { CheckedSchedule } from '../core/schedule-rules.js';
 import { checkFields } from './check-fields.js';
 import { checkGraph } from './check-graph.js';
+import { checkSchedules } from './check-schedules.js';
 import type {
   CompiledActivityBase,
   CompiledTransition,
@@ -81,6 +83,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     doc: z.output<typeof documentSchema>,
     locate: Locate,
     scopeOf: ReadonlyMap<string, string>,
+    schedules: CheckedSchedule[],
     source?: string,
   ): CompiledWorkflow {
     const order = Object.keys(doc.activities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -128,6 +131,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       ...(doc.end !== undefined && { end: doc.end }),
       ...(doc.on_failure === 'revert' && { onFailure: 'revert' as const }),
       ...(doc.timeout !== undefined && { timeoutMs: parseDuration(doc.timeout) ?? 0 }),
+      ...(schedules.length > 0 && { schedules }),
       ...(source !== undefined && { source }),
     };
   }
@@ -145,10 +149,11 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     const draft = { ...readDraft(flat.value, known), scopes: flat.scopes, scopeOf: flat.scopeOf };
     checkGraph(draft, problems, kinds);
     checkFields(draft, flat.value, problems, kinds);
+    const schedules = shape.success ? checkSchedules(shape.data, problems) : [];
     if (problems.size > 0 || !shape.success) {
       throw new WorkflowDefinitionError(problems.items(), source);
     }
-    return build(shape.data, locate, flat.scopeOf, source);
+    return build(shape.data, locate, flat.scopeOf, schedules, source);
   }
 
   function compileWorkflow(definition: unknown, options: CompileOptions = {}): CompiledWorkflow {

@@ -6,6 +6,7 @@
  * shape and generates `schema/workflow.schema.json` (what editors validate against).
  */
 import { z } from 'zod';
+import { OVERLAP_POLICIES, type OverlapPolicy } from '../core/schedule-rules.js';
 import { DURATION_HINT, DURATION_PATTERN, MAX_DURATION_MS } from './durations.js';
 
 /** What a workflow id looks like: a letter or digit, then letters, digits, `_ . -`. */
@@ -73,6 +74,36 @@ export const transitionItemSchema = z.union([
   }),
 ]);
 
+/** One entry of a file's `schedules:`: a cron schedule that starts jobs of this workflow. */
+export const scheduleSchema = z
+  .strictObject({
+    name: z.string().meta({
+      description:
+        "The schedule's name, unique in the store; its jobs are named <name>@<tick time>.",
+    }),
+    cron: z.string().meta({
+      description:
+        'A cron expression: five fields (minute hour day-of-month month day-of-week), six with seconds first, or @hourly, @daily, @weekly, @monthly, @yearly.',
+    }),
+    timezone: z
+      .string()
+      .optional()
+      .meta({ description: 'The IANA time zone the expression is read in (default UTC).' }),
+    input: z.unknown().optional().meta({ description: "Every tick's job input (default null)." }),
+    overlap: z
+      .enum(OVERLAP_POLICIES as [OverlapPolicy, ...OverlapPolicy[]])
+      .optional()
+      .meta({
+        description:
+          "A tick while the last tick's job still runs: skip it (default), buffer_one (start it when that job ends), allow_all, or cancel_other (cancel that job).",
+      }),
+    catchup: duration.optional().meta({
+      description:
+        'Ticks missed by more than this (no worker ran) are skipped rather than started late (default 1m).',
+    }),
+  })
+  .meta({ description: 'A cron schedule: each tick starts one job of this workflow.' });
+
 /** The whole file's schema, over the activity schema of the kinds the compiler knows. */
 export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
   return z
@@ -103,6 +134,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
       timeout: duration.optional().meta({
         description:
           'How long a job may run, from its start to its end (wall-clock, time suspended included). A job still running then ends FAILURE with a JobTimeoutError, and its child jobs end with it; no on: error path or revert runs. Default: no limit.',
+      }),
+      schedules: z.array(scheduleSchema).optional().meta({
+        description:
+          'Cron schedules that start jobs of this workflow; a deploy stores them (and deletes those this file no longer names).',
       }),
       on_failure: z.enum(['fail', 'revert']).optional().meta({
         description:

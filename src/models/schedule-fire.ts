@@ -7,7 +7,7 @@
  * by any path (a backfill, say) is one job.
  */
 import { CronTimes } from '../core/cron.js';
-import { StoreError, WeftError } from '../core/errors.js';
+import { StoreError, ValidationError, WeftError } from '../core/errors.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { JobRecord, Json, ScheduleRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -39,7 +39,8 @@ export interface Firing {
 
 /**
  * Starts the job of one tick of `schedule` in `tx`, with the schedule's input. A start
- * the workflow refuses (its input schema, say) throws a typed error before it writes.
+ * the workflow refuses (its input schema, say), or a workflow the store does not know,
+ * throws a typed error before it writes.
  */
 export async function startTick(
   tx: StoreTx,
@@ -49,6 +50,13 @@ export async function startTick(
 ): Promise<TickJob> {
   const id = scheduledJobId(schedule.name, tick);
   const definition = await tx.getDefinition(schedule.workflow);
+  // Unlike a client's start, a tick does not wait for a workflow no one has registered:
+  // a misspelt name would pile up a job per tick that never runs.
+  if (!definition) {
+    throw new ValidationError(
+      `workflow ${JSON.stringify(schedule.workflow)} is not known to this store: deploy it, or start a worker that registers it`,
+    );
+  }
   const model = models.ofDefinition(definition);
   const request = { id, workflow: schedule.workflow, definition, input: schedule.input as Json };
   await model.check?.(request);

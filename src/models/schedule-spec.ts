@@ -5,109 +5,33 @@
  * it again with a changed expression or time zone moves its next tick, and declaring it
  * unchanged keeps where it stands (paused or not, a held tick, its counts).
  */
-import { CronTimes, DEFAULT_TIME_ZONE } from '../core/cron.js';
-import { ValidationError } from '../core/errors.js';
-import { MAX_DURATION_MS } from '../graph/durations.js';
-import type { Json, OverlapPolicy, ScheduleRecord } from '../store/records.js';
+import { CronTimes } from '../core/cron.js';
+import { type CheckedSchedule, checkSchedule, type ScheduleSpec } from '../core/schedule-rules.js';
+import type { Json, ScheduleRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 
-/** The overlap policies, the default first. */
-export const OVERLAP_POLICIES: readonly OverlapPolicy[] = [
-  'skip',
-  'buffer_one',
-  'allow_all',
-  'cancel_other',
-];
-
-/** Ticks missed by more than this are skipped unless a schedule says otherwise: 1 minute. */
-export const DEFAULT_CATCHUP_WINDOW_MS = 60_000;
+export {
+  type CheckedSchedule,
+  checkSchedule,
+  DEFAULT_CATCHUP_WINDOW_MS,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  type ScheduleSpec,
+} from '../core/schedule-rules.js';
 
 /** Ticks that fell while a schedule was paused are counted as skipped up to this many. */
 const PAUSED_TICKS_COUNTED = 10_000;
 
-/** A schedule's name: it is the start of its jobs' ids, so no `@`, no spaces. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
-
-/** What a schedule is, as declared. */
-export interface ScheduleSpec {
-  /** Unique in the store; its jobs are named `<name>@<tick time>`. */
-  name: string;
-  /** The workflow each tick starts (by name, or a code-first definition). */
-  workflow: string | { readonly name: string };
-  /** Five fields (minute first), six (seconds first), or `@hourly`, `@daily`, … */
-  cron: string;
-  /** An IANA time zone (default UTC). */
-  timezone?: string;
-  /** Every tick's job input (default null). */
-  input?: Json;
-  /** What a tick does while the last tick's job still runs (default `skip`). */
-  overlap?: OverlapPolicy;
-  /** Ticks missed by more than this many ms are skipped (default 60000). */
-  catchupWindowMs?: number;
-}
-
-/** A checked spec, every field filled in. */
-export type CheckedSchedule = Pick<
-  ScheduleRecord,
-  'name' | 'workflow' | 'cron' | 'timezone' | 'input' | 'overlap' | 'catchupWindowMs'
->;
-
-/** Checks a spec; a field that is wrong is a ValidationError naming it. */
-export function checkSchedule(
-  spec: ScheduleSpec,
-  where = `schedule ${spec?.name}`,
-): CheckedSchedule {
-  if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
-    throw new ValidationError(
-      `name ${JSON.stringify(spec?.name)} is not a schedule name: letters, digits and . _ : / - (not first), up to 128`,
-      where,
-    );
-  }
-  const workflow = typeof spec.workflow === 'string' ? spec.workflow : spec.workflow?.name;
-  if (typeof workflow !== 'string' || workflow === '') {
-    throw new ValidationError('workflow is missing: name the workflow each tick starts', where);
-  }
-  if (typeof spec.cron !== 'string') {
-    throw new ValidationError('cron is missing: a cron expression such as "0 3 * * *"', where);
-  }
-  const timezone = spec.timezone ?? DEFAULT_TIME_ZONE;
-  new CronTimes(spec.cron, timezone, where);
-  const overlap = spec.overlap ?? 'skip';
-  if (!OVERLAP_POLICIES.includes(overlap)) {
-    throw new ValidationError(
-      `overlap ${JSON.stringify(overlap)} is not one of ${OVERLAP_POLICIES.join(', ')}`,
-      where,
-    );
-  }
-  const catchupWindowMs = spec.catchupWindowMs ?? DEFAULT_CATCHUP_WINDOW_MS;
-  if (
-    !Number.isInteger(catchupWindowMs) ||
-    catchupWindowMs < 0 ||
-    catchupWindowMs > MAX_DURATION_MS
-  ) {
-    throw new ValidationError(
-      `catchupWindowMs ${JSON.stringify(catchupWindowMs)} is not a whole number of ms from 0 to ${MAX_DURATION_MS}`,
-      where,
-    );
-  }
-  return {
-    name: spec.name,
-    workflow,
-    cron: spec.cron,
-    timezone,
-    input: spec.input ?? null,
-    overlap,
-    catchupWindowMs,
-  };
-}
+/** A schedule declared in code: a checked declaration, marked so a worker module's exports are found. */
+export type ScheduleDefinition = CheckedSchedule & { readonly kind: 'schedule' };
 
 /**
  * Declares a schedule in code, checked at once (a bad expression fails where it is
- * written, not at its first tick). Give it to a worker's `schedules`, or to
- * `client.schedules.create`.
+ * written, not at its first tick). Give it to a worker's `schedules`, or export it from
+ * a `weft worker --handlers` module, or pass it to `client.schedules.create`.
  */
-export function defineSchedule(spec: ScheduleSpec): CheckedSchedule {
-  return checkSchedule(spec);
+export function defineSchedule(spec: ScheduleSpec): ScheduleDefinition {
+  return Object.freeze({ ...checkSchedule(spec), kind: 'schedule' as const });
 }
 
 /** Whether a declaration changes a stored schedule. */
@@ -146,7 +70,13 @@ export async function declareSchedule(
     skipped: 0,
     createdAt: now,
     ...stored,
-    ...spec,
+    name: spec.name,
+    workflow: spec.workflow,
+    cron: spec.cron,
+    timezone: spec.timezone,
+    overlap: spec.overlap,
+    catchupWindowMs: spec.catchupWindowMs,
+    input: (spec.input ?? null) as Json,
     nextAt: retimed ? (cron.next(now) ?? null) : (stored?.nextAt ?? null),
     source,
     updatedAt: now,

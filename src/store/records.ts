@@ -2,6 +2,7 @@
  * The plain records a {@link Store} reads and writes. JSON values are stored as JSON;
  * counters as arbitrary-precision integers (`bigint` here, NUMERIC or TEXT in a database).
  */
+import type { CheckedSchedule, OverlapPolicy } from '../core/schedule-rules.js';
 import type { ActivityState, FlowState } from '../core/states.js';
 
 /** Any JSON value. */
@@ -364,27 +365,10 @@ export interface WaitingStream {
   job: string | null;
 }
 
-/**
- * What a schedule does when a tick comes while the job of an earlier tick still runs:
- * `skip` the tick; `buffer_one`: hold it (one at most) and start it when the running job
- * ends; `allow_all`: start it anyway; `cancel_other`: cancel the running job, then start.
- */
-export type OverlapPolicy = 'skip' | 'buffer_one' | 'allow_all' | 'cancel_other';
-
 /** A cron schedule as the store keeps it (`putSchedule`): what it starts, and where it stands. */
-export interface ScheduleRecord {
-  name: string;
-  /** The workflow each tick starts a job of (a graph workflow, or a code-first one). */
-  workflow: string;
-  /** The cron expression (five fields, six with seconds first, or `@daily` and the like). */
-  cron: string;
-  /** The IANA time zone the expression is read in. */
-  timezone: string;
+export interface ScheduleRecord extends CheckedSchedule {
   /** Every tick's job input. */
   input: Json;
-  overlap: OverlapPolicy;
-  /** Ticks missed by more than this (no worker ran) are skipped, not started late. */
-  catchupWindowMs: number;
   /** A paused schedule starts nothing; its ticks meanwhile are skipped. */
   paused: boolean;
   /** The first tick not handled yet (epoch ms); null when the expression has no more. */
@@ -406,3 +390,5 @@ export interface ScheduleRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+export type { OverlapPolicy };

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   backend,
@@ -16,7 +17,15 @@ import {
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
-import { launchWeft, type RunningWeft, runWeft, type WeftRun } from '../../support/weft-cli.js';
+import {
+  launchWeft,
+  REPO_ROOT,
+  type RunningWeft,
+  runWeft,
+  type WeftRun,
+} from '../../support/weft-cli.js';
+
+const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
 
 /** How long the every-second schedule runs under kills (WEFT_SCHEDULE_SOAK_S, default 15). */
 const SOAK_S = Number(process.env.WEFT_SCHEDULE_SOAK_S ?? 15);
@@ -50,6 +59,8 @@ function worker(store: string): RunningWeft {
 }
 
 interface ScheduleJson {
+  source: string;
+  cron: string;
   nextAt: string;
   lastTickAt: string | null;
   runs: number;
@@ -242,6 +253,71 @@ describe.skipIf(skipBackend)('weft schedule', () => {
     const missing = await weft(['schedule', 'show', 'x']);
     expect([missing.code, missing.err]).toEqual([1, 'error: schedule "x" not found']);
     expect((await weft(['schedules'])).out).toBe('no schedules');
+  });
+
+  it("stores a workflow file's schedules on deploy (deleting those it drops) and a worker module's on start", async () => {
+    const withSchedules = (...entries: string[]) =>
+      writeFileSync(
+        join(dir, 'report.yaml'),
+        [
+          'workflow: report',
+          'activities:',
+          '  start: { kind: trigger }',
+          'schedules:',
+          ...entries,
+          '',
+        ].join('\n'),
+      );
+    const nightly = [
+      '  - name: report-nightly',
+      '    cron: "0 3 * * *"',
+      '    timezone: Europe/Berlin',
+    ];
+    withSchedules(
+      ...nightly,
+      '  - name: report-often',
+      '    cron: "*/5 * * * *"',
+      '    overlap: allow_all',
+    );
+    const first = await weft(['deploy', 'report.yaml']);
+    expect(first.out).toMatch(
+      /^deployed report version 1\nschedule report-nightly created; next run \S+Z\nschedule report-often created; next run \S+Z$/,
+    );
+    withSchedules(...nightly);
+    const second = await weft(['deploy', 'report.yaml']);
+    expect(second.out).toMatch(
+      /^report unchanged, version 1\nschedule report-nightly unchanged; next run \S+Z\nschedule report-often deleted: the file no longer names it$/,
+    );
+    expect((await weft(['schedules'])).out.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^report-nightly +report +0 3 \* \* \* +Europe\/Berlin +active /),
+    ]);
+
+    writeFileSync(
+      join(dir, 'module.mjs'),
+      `import { defineSchedule } from ${JSON.stringify(LIBRARY)};
+export const hourly = defineSchedule({ name: 'from-code', workflow: 'tick', cron: '0 * * * *' });
+export default {};
+`,
+    );
+    expect((await weft(['deploy', 'tick.yaml'])).code).toBe(0);
+    const running = launchWeft(['worker', '--handlers', 'module.mjs'], {
+      store: location.url,
+      cwd: dir,
+    });
+    workers.push(running);
+    await waitFor(
+      async () => (await weft(['schedule', 'show', 'from-code'])).code === 0,
+      'the declared schedule',
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      },
+    );
+    expect(await scheduleOf('from-code', location.url)).toMatchObject({
+      source: 'code',
+      cron: '0 * * * *',
+    });
+    expect(await running.stop()).toBe(0);
   });
 
   it(`fires a schedule every second exactly once per tick across three workers SIGKILLed every 2.5 s (${SOAK_S} s)`, async () => {

@@ -385,5 +385,19 @@ describe('schedules', () => {
     expect(warnings.some((w) => w.startsWith('schedule bad: tick 2026-01-01T00:01:00.000Z'))).toBe(
       true,
     );
+
+    // Declared in code for a workflow the store does not know: each tick says so, no job.
+    await startWorker({
+      schedules: [defineSchedule({ name: 'ghost', workflow: 'reprot', cron: '* * * * *' })],
+    });
+    await clock.advance(MINUTE);
+    await waitFor(
+      async () => (await store.getSchedule('ghost'))?.lastError !== null,
+      'the ghost error',
+    );
+    expect((await store.getSchedule('ghost'))?.lastError).toBe(
+      'tick 2026-01-01T00:02:00.000Z: workflow "reprot" is not known to this store: deploy it, or start a worker that registers it',
+    );
+    expect(await jobsOf('ghost')).toEqual([]);
   });
 });
