@@ -317,6 +317,45 @@ describe('schedules', () => {
     });
   });
 
+  it('crosses daylight saving in Berlin as documented: the skipped 02:30 runs at 03:00, the repeated one once', async () => {
+    const DAY = 86_400_000;
+    await clock.set(Date.UTC(2026, 2, 27, 12, 0));
+    await client.schedules.create({
+      name: 'dst',
+      workflow: 'report',
+      cron: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      input: { region: 'eu' },
+      // The clock moves a day at a time: each tick is half a day old when it fires.
+      catchupWindowMs: DAY,
+      overlap: 'allow_all',
+    });
+    await startWorker();
+    for (let day = 1; day <= 3; day++) {
+      await clock.advance(DAY);
+      await settle('dst', day);
+    }
+    await clock.set(Date.UTC(2026, 9, 23, 12, 0));
+    // Move the schedule's next tick to autumn, as a worker that was away all summer would find it.
+    const spring = await store.getSchedule('dst');
+    await store.putSchedule({
+      ...(spring as NonNullable<typeof spring>),
+      nextAt: Date.UTC(2026, 9, 24, 0, 30),
+    });
+    for (let day = 1; day <= 3; day++) {
+      await clock.advance(DAY);
+      await settle('dst', 3 + day);
+    }
+    expect(await jobsOf('dst')).toEqual([
+      'dst@2026-03-28T01:30:00.000Z', // 02:30 CET
+      'dst@2026-03-29T01:00:00.000Z', // 02:30 does not exist: 03:00 CEST
+      'dst@2026-03-30T00:30:00.000Z', // 02:30 CEST
+      'dst@2026-10-24T00:30:00.000Z', // 02:30 CEST
+      'dst@2026-10-25T00:30:00.000Z', // the first 02:30 of the two
+      'dst@2026-10-26T01:30:00.000Z', // 02:30 CET
+    ]);
+  });
+
   it('runs code-first workflows too', async () => {
     const greet = defineWorkflow(
       'greet',
