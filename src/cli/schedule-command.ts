@@ -11,6 +11,7 @@
  */
 import type { Command } from 'commander';
 import type { Client } from '../client/client.js';
+import { scheduleJson } from '../client/schedules.js';
 import { ValidationError } from '../core/errors.js';
 import { OVERLAP_POLICIES } from '../core/schedule-rules.js';
 import type { Json, OverlapPolicy } from '../store/records.js';
@@ -19,12 +20,7 @@ import { type ClientFlags, clientAction, STORE_FLAGS, STORE_HELP } from './clien
 import { duration } from './duration-option.js';
 import { parseJsonArgument } from './json-argument.js';
 import { type Output, printJson } from './print.js';
-import {
-  formatSchedule,
-  formatScheduleList,
-  formatUpcoming,
-  scheduleJson,
-} from './schedule-format.js';
+import { formatSchedule, formatScheduleList, formatUpcoming } from './schedule-format.js';
 import { isoTimeOption } from './time-option.js';
 
 interface CreateFlags extends ClientFlags {

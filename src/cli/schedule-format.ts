@@ -1,11 +1,9 @@
 /**
  * How `weft schedule …` prints schedules: a table for the list, a block for one schedule
- * with its next run times in UTC and in the schedule's own zone, and the JSON shape
- * (times as ISO strings, as a job's are).
+ * with its next run times in UTC and in the schedule's own zone.
  */
 import type { ScheduleView } from '../client/schedules.js';
 import { humanDuration, isoTime as iso } from '../models/view-time.js';
-import type { Json } from '../store/records.js';
 
 /** A time in the schedule's zone: `Fri 27 Nov 2026, 03:00:00 CET`. */
 export function zonedTime(ms: number, timeZone: string): string {
@@ -21,31 +19,6 @@ export function zonedTime(ms: number, timeZone: string): string {
     hourCycle: 'h23',
     timeZoneName: 'short',
   }).format(ms);
-}
-
-/** A schedule as `--json` prints it. */
-export function scheduleJson(s: ScheduleView): Json {
-  return {
-    name: s.name,
-    workflow: s.workflow,
-    cron: s.cron,
-    timezone: s.timezone,
-    input: s.input,
-    overlap: s.overlap,
-    catchupWindowMs: s.catchupWindowMs,
-    paused: s.paused,
-    nextAt: iso(s.nextAt),
-    bufferedAt: iso(s.bufferedAt),
-    lastTickAt: iso(s.lastTickAt),
-    lastJob: s.lastJob,
-    lastError: s.lastError,
-    runs: s.runs,
-    skipped: s.skipped,
-    source: s.source,
-    createdAt: iso(s.createdAt),
-    updatedAt: iso(s.updatedAt),
-    upcoming: s.upcoming.map((t) => new Date(t).toISOString()),
-  };
 }
 
 const state = (s: ScheduleView) => (s.paused ? 'paused' : s.nextAt === null ? 'ended' : 'active');

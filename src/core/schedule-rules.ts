@@ -29,7 +29,7 @@ export const DEFAULT_CATCHUP_WINDOW_MS = 60_000;
 const MAX_CATCHUP_WINDOW_MS = 1000 * 86_400_000;
 
 /** A schedule's name: it is the start of its jobs' ids, so no `@`, no spaces. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** What a schedule is, as declared. */
 export interface ScheduleSpec {
@@ -79,7 +79,7 @@ export function scheduleProblem(spec: ScheduleSpec): CheckedSchedule | ScheduleP
   if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
     return {
       field: 'name',
-      message: `name ${JSON.stringify(spec?.name)} is not a schedule name: letters, digits and . _ : / - (not first), up to 128`,
+      message: `name ${JSON.stringify(spec?.name)} is not a schedule name: letters, digits and . _ : - (not first), up to 128`,
     };
   }
   const workflow = typeof spec.workflow === 'string' ? spec.workflow : spec.workflow?.name;

@@ -1,9 +1,9 @@
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
- * digit change (5 paused → 4 released) live, opens the activity panel, the workflows and
- * dead-letter pages and a code-first-free jobs filter — saving screenshots (see SHOTS)
- * and failing on any console error on any page.
+ * digit change (5 paused → 4 released) live, opens the activity panel, the workflows,
+ * schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
+ * filter — saving screenshots (see SHOTS) and failing on any console error on any page.
  *
  * Without /usr/bin/chromium the test is skipped with a message; with CI=true it fails.
  */
@@ -236,6 +236,32 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     } finally {
       await locked.close();
     }
+    noConsoleErrors();
+  });
+
+  it('shows the schedules with their next runs in their zone, and pauses and resumes one', async () => {
+    await fixture.client.schedules.create({
+      name: 'nightly-order',
+      workflow: 'order',
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      input: { sku: 'tea' },
+    });
+    await visit('#/schedules');
+    const row = 'tr[data-schedule="nightly-order"]';
+    await page.waitForSelector(`${row}[data-state="active"]`);
+    const runs = await page.$$eval(`${row} ul.plain li`, (items) =>
+      items.map((i) => i.textContent),
+    );
+    expect(runs).toHaveLength(3);
+    for (const run of runs) expect(run).toMatch(/03:00:00 (CET|CEST|GMT\+[12])$/);
+    await page.screenshot({ path: join(SHOTS, 'schedules.png') });
+    await page.click(`${row} button:has-text("Pause")`);
+    await page.waitForSelector(`${row}[data-state="paused"]`);
+    expect((await fixture.client.schedules.get('nightly-order')).paused).toBe(true);
+    await page.click(`${row} button:has-text("Resume")`);
+    await page.waitForSelector(`${row}[data-state="active"]`);
+    expect((await fixture.client.schedules.get('nightly-order')).paused).toBe(false);
     noConsoleErrors();
   });
 

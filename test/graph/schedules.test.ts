@@ -77,7 +77,7 @@ describe('schedules in a workflow file', () => {
       [
         10,
         'schedules.2.name',
-        'name "c@d" is not a schedule name: letters, digits and . _ : / - (not first), up to 128',
+        'name "c@d" is not a schedule name: letters, digits and . _ : - (not first), up to 128',
       ],
       [14, 'schedules.4.name', 'schedule "e" is named twice'],
     ]);

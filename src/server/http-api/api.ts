@@ -20,6 +20,7 @@ import { jobsRoutes } from './jobs-routes.js';
 import { type LiveOptions, liveRoutes } from './live-events.js';
 import { sameOrigin } from './same-origin.js';
 import { checkTokenText, requireToken } from './token.js';
+import { schedulesRoutes } from './schedules-routes.js';
 import { workflowsRoutes } from './workflows-routes.js';
 
 /**
@@ -85,6 +86,7 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
   api.route('/jobs', jobActionRoutes(client));
   api.route('/workflows', workflowsRoutes(store));
   api.route('/dead-letters', deadLetterRoutes(client));
+  api.route('/schedules', schedulesRoutes(client));
   app.route('/api', api);
   extend?.(app as unknown as Hono);
   return app as unknown as Hono;
