@@ -103,5 +103,43 @@ describe('the HTTP API parts', () => {
     for (const line of text.trimEnd().split('\n')) {
       expect(line).toMatch(/^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? [\d.]+)$/);
     }
+    expect(text).not.toContain('weft_schedule');
+  });
+
+  it("writes each schedule's runs, skipped ticks, pause and next tick", () => {
+    const schedule = {
+      name: 'nightly',
+      workflow: 'report',
+      cron: '0 3 * * *',
+      timezone: 'UTC',
+      input: null,
+      overlap: 'skip' as const,
+      catchupWindowMs: 60_000,
+      paused: false,
+      nextAt: 1_795_000_000_000,
+      bufferedAt: null,
+      lastTickAt: null,
+      lastJob: null,
+      lastError: null,
+      runs: 7,
+      skipped: 2,
+      source: 'cli',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const text = metricsText(
+      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
+      { steps: 0, handlerRuns: 0 },
+      [schedule, { ...schedule, name: 'paused', paused: true, runs: 0 }],
+    );
+    expect(text).toContain(
+      '# TYPE weft_schedule_runs_total counter\nweft_schedule_runs_total{schedule="nightly"} 7\n',
+    );
+    expect(text).toContain('weft_schedule_skipped_total{schedule="nightly"} 2\n');
+    expect(text).toContain('weft_schedule_paused{schedule="paused"} 1\n');
+    expect(text).toContain(
+      'weft_schedule_next_run_timestamp_seconds{schedule="nightly"} 1795000000\n',
+    );
+    expect(text).toContain('weft_schedule_next_run_timestamp_seconds{schedule="paused"} 0\n');
   });
 });

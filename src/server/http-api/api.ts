@@ -19,8 +19,8 @@ import { healthRoutes } from './health-routes.js';
 import { jobsRoutes } from './jobs-routes.js';
 import { type LiveOptions, liveRoutes } from './live-events.js';
 import { sameOrigin } from './same-origin.js';
-import { checkTokenText, requireToken } from './token.js';
 import { schedulesRoutes } from './schedules-routes.js';
+import { checkTokenText, requireToken } from './token.js';
 import { workflowsRoutes } from './workflows-routes.js';
 
 /**

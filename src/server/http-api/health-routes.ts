@@ -3,14 +3,15 @@
  * the API wants one — 503 `{ ok: false, store, error: <code> }` otherwise) and
  * `GET /metrics` in the Prometheus text format: jobs by state, steps and handler runs
  * (totals, and per second since the previous scrape), stream depths, held messages and
- * expired leases per stream, dead letters per stream.
+ * expired leases per stream, dead letters per stream, and each cron schedule's runs,
+ * skipped ticks, pause and next tick.
  */
 import { Hono } from 'hono';
 import { WeftError } from '../../core/errors.js';
 import { FLOW_STATES } from '../../core/states.js';
 import { DURABLE_STREAM } from '../../durable/durable-messages.js';
 import { ENGINE_STREAM } from '../../engine/messages.js';
-import type { StoreStats } from '../../store/records.js';
+import type { ScheduleRecord, StoreStats } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { RETRY_AFTER_SECONDS } from './api-errors.js';
 
@@ -21,6 +22,7 @@ const labelValue = (v: string) =>
 export function metricsText(
   stats: StoreStats,
   rates: { steps: number; handlerRuns: number },
+  schedules: readonly ScheduleRecord[] = [],
 ): string {
   const lines: string[] = [];
   const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
@@ -81,6 +83,34 @@ export function metricsText(
     'Dead letters by the stream they came from.',
     per((s) => s.deadLetters),
   );
+  if (schedules.length > 0) {
+    const each = (pick: (s: ScheduleRecord) => number) =>
+      schedules.map((s): [string, number] => [`{schedule="${labelValue(s.name)}"}`, pick(s)]);
+    metric(
+      'weft_schedule_runs_total',
+      'counter',
+      'Ticks of each schedule that started a job.',
+      each((s) => s.runs),
+    );
+    metric(
+      'weft_schedule_skipped_total',
+      'counter',
+      'Ticks of each schedule skipped: overlap policy, catch-up window, pause, or an error.',
+      each((s) => s.skipped),
+    );
+    metric(
+      'weft_schedule_paused',
+      'gauge',
+      'Whether each schedule is paused (1) or not (0).',
+      each((s) => (s.paused ? 1 : 0)),
+    );
+    metric(
+      'weft_schedule_next_run_timestamp_seconds',
+      'gauge',
+      "Each schedule's next tick, in Unix seconds (0: none, or paused).",
+      each((s) => (s.paused || s.nextAt === null ? 0 : s.nextAt / 1000)),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -119,7 +149,7 @@ export function healthRoutes(
       handlerRuns: rate(stats.handlerRuns, previous?.handlerRuns ?? 0),
     };
     previous = { at, steps: stats.steps, handlerRuns: stats.handlerRuns };
-    return c.text(metricsText(stats, rates), 200, {
+    return c.text(metricsText(stats, rates, await store.listSchedules()), 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     });
   });
