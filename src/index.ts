@@ -18,6 +18,7 @@ export {
 } from './client/client.js';
 export type { HistoryChange, HistoryKind, JobHistoryEntry } from './client/job-history.js';
 export type { ActivityView, JobView } from './client/job-view.js';
+export type { CreatedQueue, QueueStartOptions, Queues, QueueView } from './client/queues.js';
 export type { CreatedSchedule, Schedules, ScheduleView } from './client/schedules.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';
@@ -43,6 +44,13 @@ export {
 } from './engine/builder.js';
 export { type CompileOptions, compileWorkflow } from './engine/compiler.js';
 export type { CompiledActivity, CompiledWorkflow } from './engine/kinds/index.js';
+export {
+  type CheckedQueue,
+  DEFAULT_AGING_MS,
+  defineQueue,
+  type QueueDefinition,
+  type QueueSpec,
+} from './models/queue-spec.js';
 export type { Firing, TickJob } from './models/schedule-fire.js';
 export {
   type CheckedSchedule,

@@ -9,6 +9,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../core/errors.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { QueueDefinition } from '../models/queue-spec.js';
 import type { ScheduleDefinition } from '../models/schedule-spec.js';
 import type { TaskContext, TaskHandlers } from '../worker/task-handler.js';
 
@@ -19,13 +20,15 @@ export interface WorkerModule {
   tasks: TaskDefinition<never, unknown>[];
   /** Schedules it exports (`defineSchedule`): the worker declares them when it starts. */
   schedules: ScheduleDefinition[];
+  /** Queues it exports (`defineQueue`): the worker declares them when it starts. */
+  queues: QueueDefinition[];
   /** The default export, when it is a code-first workflow. */
   defaultWorkflow?: WorkflowDefinition<never[], unknown>;
 }
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
 
-function isDefinition(value: unknown, kind: 'task' | 'workflow' | 'schedule'): boolean {
+function isDefinition(value: unknown, kind: 'task' | 'workflow' | 'schedule' | 'queue'): boolean {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -120,7 +123,7 @@ export async function loadWorkerModule(
   path: string | undefined,
   option = '--handlers',
 ): Promise<WorkerModule> {
-  const empty: WorkerModule = { handlers: {}, workflows: [], tasks: [], schedules: [] };
+  const empty: WorkerModule = { handlers: {}, workflows: [], tasks: [], schedules: [], queues: [] };
   if (!path) return empty;
   const module = await importModule(path, option);
   const result: WorkerModule = { ...empty };
@@ -136,6 +139,8 @@ export async function loadWorkerModule(
       result.tasks.push(value as TaskDefinition<never, unknown>);
     } else if (isDefinition(value, 'schedule')) {
       result.schedules.push(value as ScheduleDefinition);
+    } else if (isDefinition(value, 'queue')) {
+      result.queues.push(value as QueueDefinition);
     } else if (name === 'default') {
       if (!value || typeof value !== 'object' || Array.isArray(value)) {
         throw new ValidationError(
@@ -154,10 +159,11 @@ export async function loadWorkerModule(
       result.handlers = value as TaskHandlers;
     }
   }
-  const defined = result.workflows.length + result.tasks.length + result.schedules.length;
+  const defined =
+    result.workflows.length + result.tasks.length + result.schedules.length + result.queues.length;
   if (defined === 0 && !('default' in module)) {
     throw new ValidationError(
-      'exports no task handlers (a default export), workflows, tasks or schedules',
+      'exports no task handlers (a default export), workflows, tasks, schedules or queues',
       `${option} ${path}`,
     );
   }

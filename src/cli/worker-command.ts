@@ -53,6 +53,7 @@ export async function runWorkerCommand(
     workflows: module.workflows,
     tasks: module.tasks,
     schedules: module.schedules,
+    queues: module.queues,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),

@@ -32,6 +32,7 @@ import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
+import { checkQueueStart, enqueueStart, type QueueStartOptions, Queues } from './queues.js';
 import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
@@ -41,7 +42,7 @@ export interface ClientOptions {
 }
 
 /** How to start a job. */
-export interface StartOptions extends StartTimeOptions {
+export interface StartOptions extends StartTimeOptions, QueueStartOptions {
   /** A custom job id: starting the same id again returns the existing job. */
   id?: string;
   /** A workflow version (default: the newest deployed). */
@@ -166,6 +167,8 @@ export class Client {
   private readonly models: Models;
   /** Cron schedules: create, list, pause, resume, delete, backfill (client/schedules.ts). */
   readonly schedules: Schedules;
+  /** Queues: create, list, delete (client/queues.ts). */
+  readonly queues: Queues;
 
   constructor(
     readonly store: Store,
@@ -178,6 +181,7 @@ export class Client {
       durable: new DurableEngine({ clock: this.clock }),
     });
     this.schedules = new Schedules(store, this.models, this.clock);
+    this.queues = new Queues(store, this.clock);
   }
 
   /**
@@ -276,6 +280,7 @@ export class Client {
       );
     }
     const startAt = delayedStart(options, this.clock.now());
+    const queue = await checkQueueStart(this.store, options);
     const record = await this.store.getDefinition(workflow, options.version);
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
@@ -292,7 +297,14 @@ export class Client {
     };
     // Checks that may take time (the input against its schema) run before the transaction.
     await model.check?.(request);
-    const { job } = await this.transaction((tx) => model.start(tx, request));
+    const { job } = await this.transaction(async (tx) => {
+      const started = await model.start(tx, request);
+      // A new job on a queue waits for a slot: its first step is parked until admitted.
+      if (queue && started.created) {
+        await enqueueStart(tx, id, { ...options, queue: queue.name }, startAt ?? this.clock.now());
+      }
+      return started;
+    });
     return job;
   }
 

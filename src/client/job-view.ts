@@ -13,7 +13,7 @@ import type { ActivityView } from '../models/activity-view.js';
 import type { ChildView } from '../models/model-runtime.js';
 import type { Models } from '../models/models.js';
 import { isoTime } from '../models/view-time.js';
-import type { ErrorRecord, JobRecord, Json } from '../store/records.js';
+import type { ErrorRecord, JobRecord, Json, QueueItem } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import { RESUMPTIONS_FIELD } from '../worker/resumption.js';
 
@@ -62,8 +62,26 @@ export interface JobView {
    */
   deadline: string | null;
   timeoutMs: number | null;
+  /**
+   * The queue the job was started on (`Client.start`'s `queue`), while it waits for a
+   * slot (`waiting`) or runs on one (`running`); null otherwise, and once it ended.
+   */
+  queue: {
+    name: string;
+    key: string;
+    priority: number;
+    state: 'waiting' | 'running';
+    enqueuedAt: string;
+    admittedAt: string | null;
+  } | null;
   /** Code-first jobs: the engine's instance structure (branches, executions, statuses, …). */
   instance?: Json;
+}
+
+/** `waits in queue charges for a slot (key cus_1, priority 0) since …`. */
+function queueWait(item: QueueItem): string {
+  const key = item.key === '' ? '' : `key ${item.key}, `;
+  return `waits in queue ${item.queue} for a slot (${key}priority ${item.priority}) since ${isoTime(item.enqueuedAt)}`;
 }
 
 /** Builds the view of a job and, recursively, its child jobs; `now` words the waits. */
@@ -91,6 +109,7 @@ export async function jobView(
   const running = job.state === 'RUNNING' || job.state === 'PENDING';
   const deadline = await tx.getCounter(deadlineRef(job.id));
   const startAt = await tx.getCounter(startAtRef(job.id));
+  const item = await tx.getQueueItem(job.id);
   const { node, instance, ...part } = await models
     .ofJob(job)
     .view(tx, job, { children: childViews, running, now });
@@ -103,7 +122,10 @@ export async function jobView(
     collation: part.collation,
     compositional: part.compositional,
     activities: part.activities,
-    waitingFor: part.waitingFor,
+    waitingFor:
+      item?.state === 'waiting'
+        ? [queueWait(item), ...part.waitingFor.filter((w) => w.startsWith('waits until'))]
+        : part.waitingFor,
     input: job.input,
     output: job.output,
     error: job.error,
@@ -117,6 +139,16 @@ export async function jobView(
     deadline: deadline === undefined ? null : isoTime(Number(deadline)),
     timeoutMs:
       deadline === undefined ? null : Number(deadline) - Number(startAt ?? BigInt(job.createdAt)),
+    queue: item
+      ? {
+          name: item.queue,
+          key: item.key,
+          priority: item.priority,
+          state: item.state,
+          enqueuedAt: isoTime(item.enqueuedAt) as string,
+          admittedAt: isoTime(item.admittedAt),
+        }
+      : null,
     ...(instance !== undefined && { instance }),
   };
   return { view, node };

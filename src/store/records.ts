@@ -392,3 +392,58 @@ export interface ScheduleRecord extends CheckedSchedule {
 }
 
 export type { OverlapPolicy };
+
+/** A queue: how many of its jobs may run at once, per key, and how fast they may start. */
+export interface QueueRecord {
+  name: string;
+  /** Most of its jobs running at once, across every worker (null: no limit). */
+  concurrency: number | null;
+  /** Most jobs of one key running at once (null: no limit). */
+  keyConcurrency: number | null;
+  /** Most jobs started per `ratePeriodMs` (null: no limit). */
+  rateLimit: number | null;
+  ratePeriodMs: number | null;
+  /**
+   * How long a job may wait before it counts as one priority higher (lower number), and
+   * one more for each such time again: what keeps low priorities from starving.
+   */
+  agingMs: number;
+  /** The rate limiter's state: the theoretical arrival time of the next start (epoch ms). */
+  rateTat: number;
+  /** The key admitted last: the next admission's turn starts after it (round-robin). */
+  lastKey: string | null;
+  /** Who declared it: `cli`, `code`, `file` or `api`. */
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A job waiting in a queue or running on its slot (`enqueue`). */
+export interface QueueItem {
+  job: string;
+  queue: string;
+  /** Its key for per-key limits (`''` when it has none). */
+  key: string;
+  /** Lower runs first. */
+  priority: number;
+  /** Enqueue order, growing across the store: first in, first out within a priority. */
+  seq: number;
+  state: 'waiting' | 'running';
+  enqueuedAt: number;
+  /** Not admitted before this (a delayed start). */
+  availableAt: number;
+  admittedAt: number | null;
+}
+
+/** A job to put in a queue. */
+export type NewQueueItem = Pick<QueueItem, 'job' | 'queue' | 'key' | 'priority' | 'availableAt'>;
+
+/** One queue key's jobs by state, for `weft queues`. */
+export interface QueueKeyCount {
+  queue: string;
+  key: string;
+  running: number;
+  waiting: number;
+  /** When its longest-waiting job was enqueued (epoch ms), or null with none waiting. */
+  oldestWaiting: number | null;
+}

@@ -31,9 +31,13 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewQueueItem,
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueueItem,
+  QueueKeyCount,
+  QueueRecord,
   ScheduleRecord,
   SignalOutcome,
   StoreStats,
@@ -314,6 +318,38 @@ export interface StoreTx {
     before: number,
     skip?: readonly string[],
   ): Promise<WaitingStream[]>;
+
+  // ── queues ────────────────────────────────────────────────────────────
+  /** Writes a queue whole: a new one, or every field of an existing one. */
+  putQueue(queue: QueueRecord): Promise<void>;
+  getQueue(name: string): Promise<QueueRecord | undefined>;
+  /**
+   * Reads a queue and holds it to the end of the transaction: admissions to one queue
+   * run one after the other, so its limits hold across every worker.
+   */
+  lockQueue(name: string): Promise<QueueRecord | undefined>;
+  listQueues(): Promise<QueueRecord[]>;
+  deleteQueue(name: string): Promise<boolean>;
+  /**
+   * Puts a job in a queue, waiting (once: a job already in one stays as it is). The
+   * store deletes the item when the job ends, in the move that ends it: that frees its
+   * slot, and for a job still waiting drops the messages parked for its admission.
+   */
+  enqueue(item: NewQueueItem): Promise<void>;
+  getQueueItem(job: string): Promise<QueueItem | undefined>;
+  /**
+   * A queue's waiting items due by `now`: the first `limit` by (priority, seq) and the
+   * `limit` oldest, once each, oldest first.
+   */
+  waitingItems(queue: string, now: number, limit: number): Promise<QueueItem[]>;
+  /** A queue's running items, counted per key. */
+  runningKeys(queue: string): Promise<{ key: string; running: number }[]>;
+  /** Moves waiting items to running; returns how many moved. */
+  admitItems(jobs: readonly string[], now: number): Promise<number>;
+  /** The queues with a waiting item due by `now`. */
+  queuesWaiting(now: number): Promise<string[]>;
+  /** Every queue key's running and waiting items. */
+  queueCounts(): Promise<QueueKeyCount[]>;
 
   // ── schedules ─────────────────────────────────────────────────────────
   /** Writes a schedule whole: a new one, or every field of an existing one. */

@@ -4,6 +4,7 @@
 
 import type { Clock } from '../core/clock.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { CheckedQueue } from '../models/queue-spec.js';
 import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -115,6 +116,8 @@ export interface WorkerOptions {
    * when their declaration changed (see `models/schedule-spec.ts`).
    */
   schedules?: readonly CheckedSchedule[];
+  /** Queues this worker declares when it starts (`defineQueue`). */
+  queues?: readonly CheckedQueue[];
   /**
    * Whether this worker fires due schedules (default true). Any number of workers may:
    * each tick starts one job whichever fires it.

@@ -17,10 +17,13 @@ import type { TaskMessage } from '../engine/messages.js';
 import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { ModelRoute } from '../models/model-runtime.js';
 import { Models } from '../models/models.js';
+import { type CheckedQueue, declareQueue } from '../models/queue-spec.js';
 import { type Firing, fireSchedule } from '../models/schedule-fire.js';
 import { type CheckedSchedule, declareSchedule } from '../models/schedule-spec.js';
 import { presenceWindowMs } from '../models/served-work.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
+import { admitQueue } from '../store/queue-admission.js';
+import { QUEUED_STREAM } from '../store/queue-rules.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { nextTurn, yieldIfDue } from '../store/yield-point.js';
@@ -76,6 +79,9 @@ export class Worker {
   private readonly taskWake = new WakeUp();
   private readonly timerWake = new WakeUp();
   private readonly scheduleWake = new WakeUp();
+  private readonly queueWake = new WakeUp();
+  private readonly queues: readonly CheckedQueue[];
+  private nextQueueWait = 250;
   private readonly schedules: readonly CheckedSchedule[];
   private readonly runSchedules: boolean;
   private nextScheduleWait = 250;
@@ -123,6 +129,7 @@ export class Worker {
     this.engineLanes = Math.max(1, Math.floor(options.engineLanes ?? WORKER_DEFAULTS.engineLanes));
     this.concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
     this.schedules = options.schedules ?? [];
+    this.queues = options.queues ?? [];
     this.runSchedules = options.runSchedules ?? true;
     // Their steps' history lines name this worker by its consumer id.
     this.graph = new GraphEngine({
@@ -201,7 +208,11 @@ export class Worker {
     } catch (error) {
       // The store was unreachable: nothing runs, and start() may be called again.
       clearInterval(this.keepAlive);
-      await Promise.all([this.engineWake.close(), this.taskWake.close()]).catch(() => {});
+      await Promise.all([
+        this.engineWake.close(),
+        this.taskWake.close(),
+        this.queueWake.close(),
+      ]).catch(() => {});
       this.started = false;
       throw error;
     }
@@ -214,6 +225,7 @@ export class Worker {
       ...(this.runSchedules
         ? [this.loop('schedules', () => this.scheduleTurn(), this.scheduleWake)]
         : []),
+      this.loop('queues', () => this.queueTurn(), this.queueWake),
     ];
   }
 
@@ -222,6 +234,13 @@ export class Worker {
     // What this worker runs is known by name (code-first workflows), so clients can start it.
     for (const model of this.models.all) await model.announce(this.store);
     await this.presence.start();
+    for (const queue of this.queues) {
+      await retryingConflicts(() =>
+        this.store.transaction((tx) => declareQueue(tx, queue, this.clock.now(), 'code')),
+      );
+    }
+    // A job enqueued, or one that ended and freed a slot, wakes the admissions.
+    await this.queueWake.listen(this.store, [{ kind: 'stream', name: QUEUED_STREAM }]);
     for (const schedule of this.schedules) {
       await retryingConflicts(() =>
         this.store.transaction((tx) => declareSchedule(tx, schedule, this.clock.now(), 'code')),
@@ -324,6 +343,7 @@ export class Worker {
   private waitFor(name: string): number {
     if (name === 'timers') return Math.min(this.idleMs, this.nextTimerWait);
     if (name === 'schedules') return Math.min(this.idleMs, this.nextScheduleWait);
+    if (name === 'queues') return Math.min(this.idleMs, this.nextQueueWait);
     return this.idleMs;
   }
 
@@ -402,6 +422,30 @@ export class Worker {
     return fired;
   }
 
+  /**
+   * Admits waiting jobs to the free slots of every queue that has some waiting, each
+   * queue in its own transaction under its lock; then waits for a notice (a job
+   * enqueued, a slot freed), the rate limit's next start, or `idleMs`. Counts the jobs
+   * admitted.
+   */
+  private async queueTurn(): Promise<number> {
+    const now = this.clock.now();
+    let admitted = 0;
+    let wait = this.idleMs;
+    for (const name of await this.store.queuesWaiting(now)) {
+      if (this.stopping) break;
+      const admission = await retryingConflicts(() =>
+        this.settings.store.transaction((tx) => admitQueue(tx, name, now)),
+      );
+      admitted += admission.admitted.length;
+      if (admission.rateWaitUntil !== undefined) {
+        wait = Math.min(wait, Math.max(1, admission.rateWaitUntil - this.clock.now()));
+      }
+    }
+    this.nextQueueWait = wait;
+    return admitted;
+  }
+
   private logFiring(firing: Firing): void {
     const { logger } = this.settings;
     const where = { schedule: firing.schedule };
@@ -431,6 +475,7 @@ export class Worker {
     this.taskWake.wake();
     this.timerWake.wake();
     this.scheduleWake.wake();
+    this.queueWake.wake();
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await this.presence.stop();
@@ -439,6 +484,7 @@ export class Worker {
       this.taskWake.close(),
       this.timerWake.close(),
       this.scheduleWake.close(),
+      this.queueWake.close(),
     ]);
     clearInterval(this.keepAlive);
     this.stopped = true;

@@ -39,6 +39,7 @@ function job(over: Partial<JobView> = {}): JobView {
     resumptions: 0,
     deadline: null,
     timeoutMs: null,
+    queue: null,
     input: {},
     output: null,
     error: null,

@@ -21,9 +21,11 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewQueueItem,
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueueRecord,
   ScheduleRecord,
   StoreTx,
 } from '../store.js';
@@ -35,6 +37,7 @@ import { definitions } from './ops/definitions.js';
 import { history } from './ops/history.js';
 import { jobs } from './ops/jobs.js';
 import { journal } from './ops/journal.js';
+import { queues } from './ops/queues.js';
 import { schedules } from './ops/schedules.js';
 import { signals } from './ops/signals.js';
 import { stats } from './ops/stats.js';
@@ -269,5 +272,41 @@ export class PostgresStoreTx implements StoreTx {
   }
   nextScheduleAt() {
     return this.invoke(ONE, (db) => schedules.nextScheduleAt(db));
+  }
+  putQueue(queue: QueueRecord) {
+    return this.invoke(ONE, (db) => queues.putQueue(db, queue));
+  }
+  getQueue(name: string) {
+    return this.invoke(ONE, (db) => queues.getQueue(db, name));
+  }
+  lockQueue(name: string) {
+    return this.invoke(ONE, (db) => queues.lockQueue(db, name));
+  }
+  listQueues() {
+    return this.invoke(ONE, (db) => queues.listQueues(db));
+  }
+  deleteQueue(name: string) {
+    return this.invoke(ONE, (db) => queues.deleteQueue(db, name));
+  }
+  enqueue(item: NewQueueItem) {
+    return this.invoke(ONE, (db) => queues.enqueue(db, item));
+  }
+  getQueueItem(job: string) {
+    return this.invoke(ONE, (db) => queues.getQueueItem(db, job));
+  }
+  waitingItems(queue: string, now: number, limit: number) {
+    return this.invoke(ONE, (db) => queues.waitingItems(db, queue, now, limit));
+  }
+  runningKeys(queue: string) {
+    return this.invoke(ONE, (db) => queues.runningKeys(db, queue));
+  }
+  admitItems(jobs: readonly string[], now: number) {
+    return this.invoke(ONE, (db) => queues.admitItems(db, jobs, now));
+  }
+  queuesWaiting(now: number) {
+    return this.invoke(ONE, (db) => queues.queuesWaiting(db, now));
+  }
+  queueCounts() {
+    return this.invoke(ONE, (db) => queues.queueCounts(db));
   }
 }

@@ -20,9 +20,11 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewQueueItem,
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueueRecord,
   ScheduleRecord,
   StoreTx,
 } from '../store.js';
@@ -33,6 +35,7 @@ import { SqliteDefinitions } from './ops/definitions.js';
 import { SqliteHistory } from './ops/history.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteJournal } from './ops/journal.js';
+import { SqliteQueues } from './ops/queues.js';
 import { SqliteSchedules } from './ops/schedules.js';
 import { SqliteSignals } from './ops/signals.js';
 import { SqliteStats } from './ops/stats.js';
@@ -54,13 +57,15 @@ export interface SqliteOps {
   stats: SqliteStats;
   workers: SqliteWorkers;
   schedules: SqliteSchedules;
+  queues: SqliteQueues;
 }
 
 /** Prepares every statement once. */
 export function createSqliteOps(ctx: OpsContext): SqliteOps {
   const streams = new SqliteStreams(ctx);
+  const queues = new SqliteQueues(ctx);
   return {
-    jobs: new SqliteJobs(ctx),
+    jobs: new SqliteJobs(ctx, queues),
     journal: new SqliteJournal(ctx),
     definitions: new SqliteDefinitions(ctx),
     counters: new SqliteCounters(ctx),
@@ -72,6 +77,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     stats: new SqliteStats(ctx),
     workers: new SqliteWorkers(ctx),
     schedules: new SqliteSchedules(ctx),
+    queues,
   };
 }
 
@@ -343,5 +349,41 @@ export class BoundStoreTx implements StoreTx {
   }
   nextScheduleAt() {
     return this.invoke(R, () => this.ops.schedules.nextScheduleAt());
+  }
+  putQueue(queue: QueueRecord) {
+    return this.invoke(W, () => this.ops.queues.putQueue(queue));
+  }
+  getQueue(name: string) {
+    return this.invoke(R, () => this.ops.queues.getQueue(name));
+  }
+  lockQueue(name: string) {
+    return this.invoke(W, () => this.ops.queues.getQueue(name));
+  }
+  listQueues() {
+    return this.invoke(R, () => this.ops.queues.listQueues());
+  }
+  deleteQueue(name: string) {
+    return this.invoke(W, () => this.ops.queues.deleteQueue(name));
+  }
+  enqueue(item: NewQueueItem) {
+    return this.invoke(W, () => this.ops.queues.enqueue(item));
+  }
+  getQueueItem(job: string) {
+    return this.invoke(R, () => this.ops.queues.getQueueItem(job));
+  }
+  waitingItems(queue: string, now: number, limit: number) {
+    return this.invoke(R, () => this.ops.queues.waitingItems(queue, now, limit));
+  }
+  runningKeys(queue: string) {
+    return this.invoke(R, () => this.ops.queues.runningKeys(queue));
+  }
+  admitItems(jobs: readonly string[], now: number) {
+    return this.invoke(W, () => this.ops.queues.admitItems(jobs, now));
+  }
+  queuesWaiting(now: number) {
+    return this.invoke(R, () => this.ops.queues.queuesWaiting(now));
+  }
+  queueCounts() {
+    return this.invoke(R, () => this.ops.queues.queueCounts());
   }
 }

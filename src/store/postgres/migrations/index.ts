@@ -14,6 +14,7 @@ import { threadIndex } from './0007-thread-index.js';
 import { workers } from './0008-workers.js';
 import { newestPartial } from './0009-newest-partial.js';
 import { schedules } from './0010-schedules.js';
+import { queues } from './0011-queues.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -27,4 +28,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   workers,
   newestPartial,
   schedules,
+  queues,
 ];

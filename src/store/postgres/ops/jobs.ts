@@ -9,6 +9,7 @@ import type { FlowState } from '../../../core/states.js';
 import { jobMove } from '../../job-move.js';
 import { jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
+import { QUEUED_STREAM } from '../../queue-rules.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { type Db, ms, type Statement, sql, toJson } from './context.js';
 
@@ -71,12 +72,26 @@ const PATCH_SET = `
   error = CASE WHEN $4 THEN $5::json ELSE error END,
   context = CASE WHEN $6 THEN $7::json ELSE context END,
   updated_at = $10`;
+// A move that ends the job also deletes its queue item, freeing its slot (and, for a job
+// that never got one, the messages parked for its admission): in the same statement.
 const MOVE = sql(
   'job_move',
-  `UPDATE weft_jobs SET state = $12, ${PATCH_SET},
-     finished_at = CASE WHEN $8 THEN $9::bigint WHEN $13 THEN $10 ELSE NULL END
-   WHERE id = $1 AND state = $11
-   RETURNING CASE WHEN $13 THEN pg_notify('weft', 'j:' || id) IS NULL END AS notified`,
+  `WITH moved AS (
+     UPDATE weft_jobs SET state = $12, ${PATCH_SET},
+       finished_at = CASE WHEN $8 THEN $9::bigint WHEN $13 THEN $10 ELSE NULL END
+     WHERE id = $1 AND state = $11
+     RETURNING id, CASE WHEN $13 THEN pg_notify('weft', 'j:' || id) IS NULL END AS notified
+   ), ended AS (
+     DELETE FROM weft_queue_items q USING moved WHERE $13 AND q.job = moved.id
+     RETURNING q.job, q.state
+   ), unparked AS (
+     DELETE FROM weft_messages m USING ended
+     WHERE ended.state = 'waiting' AND m.stream = '${QUEUED_STREAM}' AND m.job = ended.job
+     RETURNING 1
+   )
+   SELECT notified,
+     (SELECT pg_notify('weft', 's:${QUEUED_STREAM}') IS NULL FROM ended) AS freed
+   FROM moved`,
 );
 const PATCH = sql(
   'job_patch',
@@ -156,9 +171,15 @@ export const jobs = {
     const move = jobMove(id, from, to);
     if (!move) return false;
     const values = patchValues(id, patch, db.clock.now());
-    const moved = await db.count(MOVE, [...values, from, to, move.final]);
-    if (moved !== 1) return false;
+    const [moved] = await db.rows<{ freed: boolean | null }>(MOVE, [
+      ...values,
+      from,
+      to,
+      move.final,
+    ]);
+    if (!moved) return false;
     if (move.notice) db.notify(move.notice);
+    if (moved.freed) db.notify(`stream:${QUEUED_STREAM}`);
     return true;
   },
 

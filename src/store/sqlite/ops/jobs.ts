@@ -9,6 +9,7 @@ import { jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
+import type { SqliteQueues } from './queues.js';
 
 interface JobRow {
   id: string;
@@ -103,7 +104,11 @@ export class SqliteJobs {
   private readonly patch: Statement;
   private readonly listing = new Map<string, Statement>();
 
-  constructor(private readonly ctx: OpsContext) {
+  constructor(
+    private readonly ctx: OpsContext,
+    /** Told of every job that ends: it frees the job's queue slot. */
+    private readonly queues?: SqliteQueues,
+  ) {
     const { db } = ctx;
     this.insert = db.prepare(`INSERT INTO weft_jobs (id, workflow, version, model, state, input,
         output, error, context, parent_id, parent_activity, created_at, updated_at, finished_at)
@@ -163,6 +168,7 @@ export class SqliteJobs {
     });
     if (result.changes !== 1) return false;
     if (move.notice) this.ctx.notify(move.notice);
+    if (move.final) this.queues?.jobEnded(id);
     return true;
   }
 

@@ -1,0 +1,18 @@
+/**
+ * What both backends share about queues: the stream a waiting job's messages are parked
+ * in until it is admitted, and how the two reads of waiting items merge.
+ */
+import type { QueueItem } from './records.js';
+
+/** Where a queued job's messages wait until a slot admits it (a stream nobody claims). */
+export const QUEUED_STREAM = 'queued';
+
+/**
+ * The waiting items an admission looks at: the first by priority and the oldest, once
+ * each, oldest first (aging may lift an old low-priority item over newer high ones).
+ */
+export function mergeWaiting(byPriority: QueueItem[], oldest: QueueItem[]): QueueItem[] {
+  const seen = new Map<string, QueueItem>();
+  for (const item of [...byPriority, ...oldest]) seen.set(item.job, item);
+  return [...seen.values()].sort((a, b) => a.seq - b.seq);
+}

@@ -1,0 +1,224 @@
+/**
+ * Queues through real Workers: a job started on a queue waits for a slot before its
+ * first step; concurrency and per-key concurrency hold across two workers; lower
+ * priorities wait; keys take turns; a rate limit spaces starts; a job cancelled while it
+ * waits leaves the line; and the errors a start on a queue meets.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Client } from '../../../src/client/client.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
+import { defineQueue } from '../../../src/models/queue-spec.js';
+import type { Store } from '../../../src/store/store.js';
+import { Worker } from '../../../src/worker/worker.js';
+import { openTestStore } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
+
+/** A trigger, then task `work` with the job input. */
+const WORK = `
+workflow: work
+activities:
+  start: { kind: trigger }
+  work: { kind: task, input: "input" }
+transitions:
+  start: [work]
+`;
+
+interface Run {
+  name: string;
+  key: string;
+  start: number;
+  end: number;
+}
+
+let store: Store;
+let close: () => Promise<void>;
+let client: Client;
+let workers: Worker[] = [];
+let runs: Run[] = [];
+let holdMs = 60;
+let gate: Promise<void> = Promise.resolve();
+let openGate: () => void = () => {};
+
+beforeEach(async () => {
+  ({ store, close } = await openTestStore());
+  client = new Client(store);
+  await client.deploy(compileWorkflow(WORK));
+  runs = [];
+  holdMs = 60;
+  gate = Promise.resolve();
+});
+afterEach(async () => {
+  openGate();
+  await Promise.all(workers.map((w) => w.stop()));
+  workers = [];
+  await close();
+});
+
+async function startWorkers(
+  n: number,
+  options: Partial<ConstructorParameters<typeof Worker>[0]> = {},
+) {
+  for (let i = 0; i < n; i++) {
+    const worker = new Worker({
+      store,
+      idleMs: 100,
+      handlers: {
+        work: async (input: unknown) => {
+          const { name, key } = input as { name: string; key: string };
+          const run = { name, key, start: Date.now(), end: 0 };
+          await gate;
+          await new Promise((resolve) => setTimeout(resolve, holdMs));
+          run.end = Date.now();
+          runs.push(run);
+          return name;
+        },
+      },
+      ...options,
+    });
+    await worker.start();
+    workers.push(worker);
+  }
+}
+
+/** The most runs that overlapped at once, in all and per key. */
+function overlaps(all: readonly Run[]) {
+  let most = 0;
+  let mostPerKey = 0;
+  for (const run of all) {
+    const during = all.filter((r) => r.start <= run.start && r.end > run.start);
+    most = Math.max(most, during.length);
+    const sameKey = during.filter((r) => r.key === run.key && r.key !== '');
+    mostPerKey = Math.max(mostPerKey, sameKey.length);
+  }
+  return { most, mostPerKey };
+}
+
+async function startOn(queue: string, name: string, key = '', priority?: number) {
+  return client.start(
+    'work',
+    { name, key },
+    {
+      queue,
+      ...(key !== '' && { key }),
+      ...(priority !== undefined && { priority }),
+    },
+  );
+}
+
+async function allDone(ids: readonly string[]) {
+  for (const id of ids) {
+    expect((await client.result(id, { wait: true, timeoutMs: 60_000 })).state).toBe('SUCCESS');
+  }
+}
+
+describe('queues', () => {
+  it('holds concurrency 2 and one per key across two workers', async () => {
+    await client.queues.create({ name: 'charges', concurrency: 2, keyConcurrency: 1 });
+    const ids = [];
+    for (const [i, key] of ['a', 'a', 'a', 'b', 'b', 'c', 'c', 'd', 'd', 'd'].entries()) {
+      ids.push((await startOn('charges', `j${i}`, key)).id);
+    }
+    // Nothing ran before a worker admitted it.
+    expect(await store.getQueueItem(ids[0] as string)).toMatchObject({
+      state: 'waiting',
+      queue: 'charges',
+      key: 'a',
+    });
+    await startWorkers(2);
+    await allDone(ids);
+    expect(runs).toHaveLength(10);
+    expect(overlaps(runs)).toEqual({ most: 2, mostPerKey: 1 });
+    // Each job's item went with its end.
+    expect(await store.queueCounts()).toEqual([]);
+  });
+
+  it('runs lower priorities first, first in first out within one', async () => {
+    await client.queues.create({ name: 'one', concurrency: 1 });
+    const ids = [];
+    for (const [name, priority] of [
+      ['late-1', 5],
+      ['soon-1', 0],
+      ['late-2', 5],
+      ['soon-2', 0],
+      ['first', -1],
+    ] as const) {
+      ids.push((await startOn('one', name, '', priority)).id);
+    }
+    await startWorkers(1);
+    await allDone(ids);
+    expect(runs.map((r) => r.name)).toEqual(['first', 'soon-1', 'soon-2', 'late-1', 'late-2']);
+  });
+
+  it('lets keys take turns: a busy key does not starve a quiet one', async () => {
+    await client.queues.create({ name: 'fair', concurrency: 1 });
+    const ids = [];
+    for (let i = 0; i < 8; i++) ids.push((await startOn('fair', `busy-${i}`, 'busy')).id);
+    for (let i = 0; i < 2; i++) ids.push((await startOn('fair', `quiet-${i}`, 'quiet')).id);
+    holdMs = 20;
+    await startWorkers(1);
+    await allDone(ids);
+    const order = runs.map((r) => r.name);
+    // The quiet key's two jobs are among the first four, not after all eight busy ones.
+    expect(order.indexOf('quiet-0')).toBeLessThan(4);
+    expect(order.indexOf('quiet-1')).toBeLessThan(4);
+  });
+
+  it('spaces starts by the rate limit: a burst, then one per interval', async () => {
+    await client.queues.create({ name: 'slow', rateLimit: { limit: 4, periodMs: 1000 } });
+    holdMs = 1;
+    const ids = [];
+    for (let i = 0; i < 10; i++) ids.push((await startOn('slow', `r${i}`)).id);
+    await startWorkers(1);
+    await allDone(ids);
+    const starts = runs.map((r) => r.start).sort((a, b) => a - b);
+    // 4 at once, then one every 250 ms: the 10th no sooner than 1.5 s after the first.
+    expect((starts[9] as number) - (starts[0] as number)).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('a job cancelled while it waits leaves the line; its status says where it waits', async () => {
+    await client.queues.create({ name: 'one', concurrency: 1 });
+    await startWorkers(1);
+    gate = new Promise((resolve) => {
+      openGate = resolve;
+    });
+    const first = await startOn('one', 'first');
+    await waitFor(() => runs.length === 0 && workers.length > 0, 'the worker');
+    const waiting = await startOn('one', 'waiting', 'k', 3);
+    await waitFor(
+      async () => (await store.getQueueItem(first.id))?.state === 'running',
+      'the first admitted',
+    );
+    const view = await client.status(waiting.id);
+    expect(view.waitingFor).toEqual([
+      expect.stringMatching(
+        /^waits in queue one for a slot \(key k, priority 3\) since \d{4}-.*Z$/,
+      ),
+    ]);
+    expect(view.queue).toMatchObject({ name: 'one', key: 'k', priority: 3, state: 'waiting' });
+    await client.cancel(waiting.id);
+    expect(await store.getQueueItem(waiting.id)).toBeUndefined();
+    expect(await store.countMessages('queued')).toBe(0);
+    openGate();
+    await allDone([first.id]);
+    expect(runs.map((r) => r.name)).toEqual(['first']);
+  });
+
+  it('refuses a start on an undeclared queue, and a key without one; a worker declares its queues', async () => {
+    await expect(client.start('work', {}, { queue: 'nope' })).rejects.toThrow(
+      'start: queue "nope" is not declared: create it first (weft queue create nope --concurrency N)',
+    );
+    await expect(client.start('work', {}, { key: 'k' })).rejects.toThrow(
+      'start: a key or priority needs a queue',
+    );
+    expect(() => defineQueue({ name: 'q', concurrency: 0 })).toThrow(
+      'queue q: concurrency 0 is not a whole number from 1 to 1000000',
+    );
+    await startWorkers(1, { queues: [defineQueue({ name: 'declared', concurrency: 3 })] });
+    expect(await client.queues.get('declared')).toMatchObject({
+      concurrency: 3,
+      source: 'code',
+      running: 0,
+      waiting: 0,
+    });
+  });
+});
