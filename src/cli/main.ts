@@ -31,6 +31,7 @@ import {
   printJson,
   processOutput,
 } from './print.js';
+import { registerQueueCommand } from './queue-command.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { isoTimeOption } from './time-option.js';
@@ -196,6 +197,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'start it at this ISO time (2026-11-27T03:00:00Z; UTC unless it names an offset)',
       isoTimeOption,
     )
+    .option(
+      '--queue <name>',
+      'wait for a slot of this queue (weft queue create) before the first step',
+    )
+    .option('--key <key>', "the job's key for the queue's per-key limit")
+    .option(
+      '--priority <n>',
+      'its place in the queue: lower runs first (default 0)',
+      wholeNumber({ min: -1_000_000, max: 1_000_000 }),
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, workflow: string) => {
@@ -212,6 +223,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
           ...(opts.delay !== undefined ? { delayMs: opts.delay as number } : {}),
           ...(opts.at !== undefined ? { startAt: opts.at as number } : {}),
+          ...(opts.queue !== undefined ? { queue: opts.queue as string } : {}),
+          ...(opts.key !== undefined ? { key: opts.key as string } : {}),
+          ...(opts.priority !== undefined ? { priority: opts.priority as number } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, await client.status(job.id));
@@ -458,6 +472,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   registerDeadLettersCommand(program, output, setExit);
   // weft schedule [create|list|show|pause|resume|delete|backfill], weft schedules.
   registerScheduleCommand(program, output, setExit);
+  // weft queue [create|list|delete], weft queues.
+  registerQueueCommand(program, output, setExit);
 
   return program;
 }

@@ -26,7 +26,7 @@ export function wholeNumber(range: WholeNumberRange): (value: string) => number 
   return (value: string) => {
     const text = value.trim();
     const n = Number(text);
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(expected);
     }
     return n;

@@ -1,0 +1,195 @@
+/**
+ * Queues as a user runs them: `weft queue create`, `weft start --queue`, `weft queues`,
+ * and `weft worker` processes that admit the jobs. Five workers on a queue of three at
+ * once and one per key never run more than three, nor two of one key (the handlers log
+ * their start and end times); three workers on a queue of 20 per 2 s start 10 a second
+ * within 10%.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Client } from '../../../src/client/client.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
+import {
+  freshStoreUrl,
+  skipBackend,
+  type TestStoreLocation,
+} from '../../support/store-under-test.js';
+import { launchWeft, type RunningWeft, runWeft, type WeftRun } from '../../support/weft-cli.js';
+
+/** How long the rate is measured (WEFT_QUEUE_RATE_S, default 8; the issue's 30 s with 30). */
+const RATE_S = Number(process.env.WEFT_QUEUE_RATE_S ?? 8);
+
+let location: TestStoreLocation;
+let dir: string;
+let store: Store;
+let client: Client;
+const workers: RunningWeft[] = [];
+
+beforeEach(async () => {
+  location = await freshStoreUrl();
+  dir = mkdtempSync(join(tmpdir(), 'weft-queues-'));
+  writeFileSync(
+    join(dir, 'work.yaml'),
+    [
+      'workflow: work',
+      'activities:',
+      '  start: { kind: trigger }',
+      '  work: { kind: task, input: "input" }',
+      'transitions:',
+      '  start: [work]',
+      '',
+    ].join('\n'),
+  );
+  // Each run appends one line: name, key, start and end (ms).
+  writeFileSync(
+    join(dir, 'handlers.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export default {
+  work: async ({ name, key }) => {
+    const start = Date.now();
+    await new Promise((r) => setTimeout(r, Number(process.env.HOLD_MS ?? 150)));
+    appendFileSync('runs.log', JSON.stringify({ name, key, start, end: Date.now() }) + '\\n');
+    return name;
+  },
+};
+`,
+  );
+  writeFileSync(join(dir, 'runs.log'), '');
+  store = await openStore(location.url);
+  client = new Client(store);
+});
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.stop('SIGKILL');
+  await store.close();
+  await location.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function weft(args: string[]): Promise<WeftRun> {
+  return runWeft(args, { store: location.url, cwd: dir });
+}
+
+function worker(env: NodeJS.ProcessEnv = {}): RunningWeft {
+  const running = launchWeft(['worker', '--handlers', 'handlers.mjs'], {
+    store: location.url,
+    cwd: dir,
+    env,
+  });
+  workers.push(running);
+  return running;
+}
+
+interface Run {
+  name: string;
+  key: string;
+  start: number;
+  end: number;
+}
+
+function runs(): Run[] {
+  return readFileSync(join(dir, 'runs.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Run);
+}
+
+async function allDone(ids: readonly string[]) {
+  for (const id of ids) {
+    expect((await client.result(id, { wait: true, timeoutMs: 120_000 })).state).toBe('SUCCESS');
+  }
+}
+
+describe.skipIf(skipBackend)('weft queue', () => {
+  it('five workers on a queue of 3 at once and 1 per key never run more, nor two of a key', async () => {
+    expect((await weft(['deploy', 'work.yaml'])).code).toBe(0);
+    const created = await weft([
+      'queue',
+      'create',
+      'charges',
+      '--concurrency',
+      '3',
+      '--key-concurrency',
+      '1',
+    ]);
+    expect(created.out).toBe('created queue charges: 3 at once, 1 per key');
+    // Two through the command line, the rest through the library, all before any worker.
+    const ids: string[] = [];
+    for (const key of ['cus_0', 'cus_1']) {
+      const started = await weft([
+        'start',
+        'work',
+        '--queue',
+        'charges',
+        '--key',
+        key,
+        '--input',
+        JSON.stringify({ name: `cli-${key}`, key }),
+      ]);
+      expect(started.code, started.err).toBe(0);
+      ids.push(started.out);
+    }
+    for (let i = 0; i < 28; i++) {
+      const key = `cus_${i % 5}`;
+      ids.push((await client.start('work', { name: `j${i}`, key }, { queue: 'charges', key })).id);
+    }
+    const listed = await weft(['queues']);
+    expect(listed.out.split('\n')[1]).toMatch(
+      /^charges +3 at once, 1 per key +0 +30 +\d+s +cus_0 0\/7, cus_1 0\/7, cus_2 0\/6, cus_3 0\/5, cus_4 0\/5$/,
+    );
+    for (let i = 0; i < 5; i++) worker();
+    await allDone(ids);
+    const all = runs();
+    expect(all).toHaveLength(30);
+    let most = 0;
+    for (const run of all) {
+      const during = all.filter((r) => r.start <= run.start && r.end > run.start);
+      most = Math.max(most, during.length);
+      expect(
+        during.filter((r) => r.key === run.key),
+        `two of ${run.key} at once`,
+      ).toHaveLength(1);
+    }
+    expect(most).toBeLessThanOrEqual(3);
+    expect((await weft(['queues'])).out.split('\n')[1]).toMatch(
+      /^charges +3 at once, 1 per key +0 +0 +- +-$/,
+    );
+    for (const w of workers) expect(await w.stop()).toBe(0);
+  }, 180_000);
+
+  it(`three workers on a queue of 20 per 2 s start 10 a second within 10% (${RATE_S} s)`, async () => {
+    expect((await weft(['deploy', 'work.yaml'])).code).toBe(0);
+    expect((await weft(['queue', 'create', 'paced', '--rate', '20/2s'])).code).toBe(0);
+    const total = 20 + RATE_S * 10 + 40;
+    const ids: string[] = [];
+    for (let i = 0; i < total; i++) {
+      ids.push((await client.start('work', { name: `r${i}`, key: '' }, { queue: 'paced' })).id);
+    }
+    for (let i = 0; i < 3; i++) worker({ HOLD_MS: '5' });
+    await allDone(ids);
+    const starts = runs()
+      .map((r) => r.start)
+      .sort((a, b) => a - b);
+    const first = starts[0] as number;
+    // After the first burst of 20, over RATE_S seconds: 10 a second.
+    const from = first + 2_000;
+    const counted = starts.filter((t) => t >= from && t < from + RATE_S * 1000).length;
+    expect(counted).toBeGreaterThanOrEqual(RATE_S * 10 * 0.9);
+    expect(counted).toBeLessThanOrEqual(RATE_S * 10 * 1.1);
+  }, 240_000);
+
+  it('refuses what it cannot queue, naming it', async () => {
+    expect((await weft(['deploy', 'work.yaml'])).code).toBe(0);
+    const unknown = await weft(['start', 'work', '--queue', 'nope']);
+    expect([unknown.code, unknown.err]).toEqual([
+      1,
+      'error: start: queue "nope" is not declared: create it first (weft queue create nope --concurrency N)',
+    ]);
+    const rate = await weft(['queue', 'create', 'q', '--rate', 'fast']);
+    expect(rate.code).toBe(2);
+    expect(rate.err).toContain('Expected starts per duration, such as 20/2s or 100/1m.');
+    expect((await weft(['queues'])).out).toBe('no queues');
+  });
+});
