@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
+import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { defineQueue } from '../../../src/models/queue-spec.js';
 import type { Store } from '../../../src/store/store.js';
@@ -201,6 +202,32 @@ describe('queues', () => {
     openGate();
     await allDone([first.id]);
     expect(runs.map((r) => r.name)).toEqual(['first']);
+  });
+
+  it('queues code-first jobs too: one at a time on a queue of one', async () => {
+    const step = defineTask('queued-step', async (name: string) => {
+      const run = { name, key: '', start: Date.now(), end: 0 };
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      run.end = Date.now();
+      runs.push(run);
+      return name;
+    });
+    const flow = defineWorkflow(
+      'queued-flow',
+      class extends Workflow {
+        async handle(name: string) {
+          return this.execute(step, name);
+        }
+      },
+    );
+    await client.queues.create({ name: 'solo', concurrency: 1 });
+    const ids = [];
+    for (const name of ['x', 'y', 'z'])
+      ids.push((await client.start(flow, [name], { queue: 'solo' })).id);
+    await startWorkers(2, { workflows: [flow], tasks: [step] });
+    await allDone(ids);
+    expect(runs.map((r) => r.name).sort()).toEqual(['x', 'y', 'z']);
+    expect(overlaps(runs).most).toBe(1);
   });
 
   it('refuses a start on an undeclared queue, and a key without one; a worker declares its queues', async () => {
