@@ -2,7 +2,7 @@
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
  * digit change (5 paused → 4 released) live, opens the activity panel, the workflows,
- * schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
+ * queues, schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
  * filter — saving screenshots (see SHOTS) and failing on any console error on any page.
  *
  * Without /usr/bin/chromium the test is skipped with a message; with CI=true it fails.
@@ -236,6 +236,26 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     } finally {
       await locked.close();
     }
+    noConsoleErrors();
+  });
+
+  it('shows the queues: limits, jobs running and waiting, per key', async () => {
+    await fixture.client.queues.create({ name: 'one-order', concurrency: 1, keyConcurrency: 1 });
+    // An order waits at its hook: the first holds the slot, the other two wait.
+    for (const sku of ['tea', 'figs', 'plums']) {
+      await fixture.client.start(
+        'order',
+        { sku },
+        { queue: 'one-order', key: sku === 'tea' ? 'ana' : 'bo' },
+      );
+    }
+    await visit('#/queues');
+    const row = 'tr[data-queue="one-order"]';
+    await page.waitForSelector(`${row}[data-running="1"][data-waiting="2"]`, { timeout: 15_000 });
+    const cells = await page.$$eval(`${row} td`, (tds) => tds.map((td) => td.textContent));
+    expect(cells.slice(0, 4)).toEqual(['one-order', '1 at once, 1 per key', '1', '2']);
+    expect(cells[5]).toBe('bo: 0 / 2ana: 1 / 0');
+    await page.screenshot({ path: join(SHOTS, 'queues.png') });
     noConsoleErrors();
   });
 

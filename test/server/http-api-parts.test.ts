@@ -88,6 +88,7 @@ describe('the HTTP API parts', () => {
         handlerRuns: 40,
       },
       { steps: 12.5, handlerRuns: 4 },
+      0,
     );
     expect(text).toContain('# TYPE weft_jobs gauge\n');
     expect(text).toContain('weft_jobs{state="RUNNING"} 3\n');
@@ -130,6 +131,7 @@ describe('the HTTP API parts', () => {
     const text = metricsText(
       { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
       { steps: 0, handlerRuns: 0 },
+      0,
       [schedule, { ...schedule, name: 'paused', paused: true, runs: 0 }],
     );
     expect(text).toContain(
@@ -141,5 +143,25 @@ describe('the HTTP API parts', () => {
       'weft_schedule_next_run_timestamp_seconds{schedule="nightly"} 1795000000\n',
     );
     expect(text).toContain('weft_schedule_next_run_timestamp_seconds{schedule="paused"} 0\n');
+  });
+
+  it("writes each queue's running and waiting jobs and its longest wait", () => {
+    const text = metricsText(
+      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
+      { steps: 0, handlerRuns: 0 },
+      10_000,
+      [],
+      [
+        { queue: 'charges', key: 'a', running: 1, waiting: 2, oldestWaiting: 4_000 },
+        { queue: 'charges', key: 'b', running: 2, waiting: 0, oldestWaiting: null },
+        { queue: 'idle', key: '', running: 1, waiting: 0, oldestWaiting: null },
+      ],
+    );
+    expect(text).toContain(
+      '# TYPE weft_queue_running gauge\nweft_queue_running{queue="charges"} 3\n',
+    );
+    expect(text).toContain('weft_queue_depth{queue="charges"} 2\n');
+    expect(text).toContain('weft_queue_oldest_wait_seconds{queue="charges"} 6\n');
+    expect(text).toContain('weft_queue_oldest_wait_seconds{queue="idle"} 0\n');
   });
 });

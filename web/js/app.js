@@ -1,10 +1,12 @@
-// The dashboard's router: #/jobs, #/job/<id>, #/workflows[/<name>], #/schedules, #/dead-letters.
+// The dashboard's router: #/jobs, #/job/<id>, #/workflows[/<name>], #/queues, #/schedules,
+// #/dead-letters.
 // Each page returns a function that stops its live streams when the page is left.
 import { hasToken, setToken, setUnauthorizedHandler } from './api.js';
 import { deadLettersPage } from './dead-letters-page.js';
 import { fill, h } from './dom.js';
 import { jobPage } from './job-page.js';
 import { jobsPage } from './jobs-page.js';
+import { queuesPage } from './queues-page.js';
 import { schedulesPage } from './schedules-page.js';
 import { workflowsPage } from './workflows-page.js';
 
@@ -69,6 +71,7 @@ function route() {
   fill(root);
   if (section === 'job' && parts[1]) leave = jobPage(root, parts[1], params, context);
   else if (section === 'workflows') leave = workflowsPage(root, parts[1], context);
+  else if (section === 'queues') leave = queuesPage(root, context);
   else if (section === 'schedules') leave = schedulesPage(root, context);
   else if (section === 'dead-letters') leave = deadLettersPage(root, context);
   else leave = jobsPage(root, params, context);

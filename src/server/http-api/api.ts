@@ -18,6 +18,7 @@ import { type ApiEnv, errorResponse, newRequestId } from './api-errors.js';
 import { healthRoutes } from './health-routes.js';
 import { jobsRoutes } from './jobs-routes.js';
 import { type LiveOptions, liveRoutes } from './live-events.js';
+import { queuesRoutes } from './queues-routes.js';
 import { sameOrigin } from './same-origin.js';
 import { schedulesRoutes } from './schedules-routes.js';
 import { checkTokenText, requireToken } from './token.js';
@@ -87,6 +88,7 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
   api.route('/workflows', workflowsRoutes(store));
   api.route('/dead-letters', deadLetterRoutes(client));
   api.route('/schedules', schedulesRoutes(client));
+  api.route('/queues', queuesRoutes(client));
   app.route('/api', api);
   extend?.(app as unknown as Hono);
   return app as unknown as Hono;
