@@ -28,6 +28,8 @@ export interface RunJobsOptions {
   /** Stop starting jobs after this long (the jobs already started still finish). */
   budgetMs?: number;
   input?: Json;
+  /** Start each job on this queue (`Client.start`'s `queue`). */
+  queue?: string;
 }
 
 /**
@@ -47,7 +49,11 @@ export async function runJobs(
     while (started < options.jobs && performance.now() < deadline) {
       started++;
       const t0 = performance.now();
-      const job = await client.start(workflow, options.input ?? {});
+      const job = await client.start(
+        workflow,
+        options.input ?? {},
+        options.queue === undefined ? {} : { queue: options.queue },
+      );
       const done = await client.result(job.id, { wait: true, timeoutMs: JOB_TIMEOUT_MS });
       if (done.state !== 'SUCCESS') {
         throw new BenchError(

@@ -16,6 +16,12 @@ export {
   type StartInput,
   type StartOptions,
 } from './client/client.js';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DUPLICATE_POLICIES,
+  type DuplicatePolicy,
+  type IdempotencyOptions,
+} from './client/idempotent-start.js';
 export type { HistoryChange, HistoryKind, JobHistoryEntry } from './client/job-history.js';
 export type { ActivityView, JobView } from './client/job-view.js';
 export type { CreatedQueue, QueueStartOptions, Queues, QueueView } from './client/queues.js';

@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import type { Deployment } from '../client/client.js';
+import { DUPLICATE_POLICIES } from '../client/idempotent-start.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
 import { openStore } from '../store/open-store.js';
@@ -223,6 +224,21 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout as number } : {}),
           ...(opts.delay !== undefined ? { delayMs: opts.delay as number } : {}),
           ...(opts.at !== undefined ? { startAt: opts.at as number } : {}),
+          ...(opts.idempotencyKey !== undefined
+            ? { idempotencyKey: opts.idempotencyKey as string }
+            : {}),
+          ...(opts.idempotencyTtl !== undefined
+            ? { idempotencyTtlMs: opts.idempotencyTtl as number }
+            : {}),
+          ...(opts.onDuplicate !== undefined
+            ? {
+                onDuplicate: oneOf(
+                  DUPLICATE_POLICIES,
+                  opts.onDuplicate as string,
+                  '--on-duplicate',
+                ),
+              }
+            : {}),
           ...(opts.queue !== undefined ? { queue: opts.queue as string } : {}),
           ...(opts.key !== undefined ? { key: opts.key as string } : {}),
           ...(opts.priority !== undefined ? { priority: opts.priority as number } : {}),

@@ -30,6 +30,7 @@ import { retryingConflicts } from '../store/conflict-retry.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
+import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
 import { checkQueueStart, enqueueStart, type QueueStartOptions, Queues } from './queues.js';
@@ -42,7 +43,7 @@ export interface ClientOptions {
 }
 
 /** How to start a job. */
-export interface StartOptions extends StartTimeOptions, QueueStartOptions {
+export interface StartOptions extends StartTimeOptions, QueueStartOptions, IdempotencyOptions {
   /** A custom job id: starting the same id again returns the existing job. */
   id?: string;
   /** A workflow version (default: the newest deployed). */
@@ -251,7 +252,10 @@ export class Client {
    * input is typed by its `handle` (see {@link StartInput}) and the job returned carries
    * its result type to {@link Client.result}. A graph job's input is checked against the
    * workflow's input schema first; a job whose input fails is refused with a
-   * ValidationError. Starting an existing id returns that job.
+   * ValidationError. Starting an existing id returns that job; a start with an
+   * `idempotencyKey` that is held returns, refuses or replaces (by `onDuplicate`) the job
+   * that holds it (client/idempotent-start.ts). With a `queue`, the job waits for a slot
+   * of it before its first step (client/queues.ts).
    *
    * A name with no stored definition is taken for a code-first workflow no worker has
    * registered yet: the job is created and waits (RUNNING) until a worker with that
@@ -281,6 +285,7 @@ export class Client {
     }
     const startAt = delayedStart(options, this.clock.now());
     const queue = await checkQueueStart(this.store, options);
+    const keyed = checkIdempotency(options);
     const record = await this.store.getDefinition(workflow, options.version);
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
@@ -298,10 +303,15 @@ export class Client {
     // Checks that may take time (the input against its schema) run before the transaction.
     await model.check?.(request);
     const { job } = await this.transaction(async (tx) => {
+      if (keyed) {
+        const held = await claimKey(tx, workflow, id, keyed, this.clock.now());
+        if (held) return { job: held, created: false };
+      }
       const started = await model.start(tx, request);
       // A new job on a queue waits for a slot: its first step is parked until admitted.
       if (queue && started.created) {
-        await enqueueStart(tx, id, { ...options, queue: queue.name }, startAt ?? this.clock.now());
+        const now = this.clock.now();
+        await enqueueStart(tx, id, { ...options, queue: queue.name }, startAt ?? now, now);
       }
       return started;
     });

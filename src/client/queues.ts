@@ -14,8 +14,9 @@ import {
   type QueueSpec,
 } from '../models/queue-spec.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
+import { planAdmission } from '../store/queue-admission.js';
 import { QUEUED_STREAM } from '../store/queue-rules.js';
-import type { QueueKeyCount, QueueRecord } from '../store/records.js';
+import type { NewQueueItem, QueueKeyCount, QueueRecord } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
@@ -76,23 +77,44 @@ export async function checkQueueStart(
 }
 
 /**
- * Puts a job just started in `tx` in its queue: its messages are parked until a worker
- * admits it, and it waits in line with its key and priority.
+ * Puts a job just started in `tx` in its queue. When nothing waits in line and the queue
+ * has room for it now (its limits and rate, planned as a worker's admission would), it is
+ * admitted at once, in this transaction, and runs as any job: a queue that does not limit
+ * costs a few statements, not a hop through a worker. Otherwise its messages are parked
+ * until a worker admits it, and it waits in line with its key and priority.
  */
 export async function enqueueStart(
   tx: StoreTx,
   job: string,
   options: QueueStartOptions & { queue: string },
   availableAt: number,
+  now: number,
 ): Promise<void> {
-  await tx.parkMessages(job, QUEUED_STREAM);
-  await tx.enqueue({
+  const item = {
     job,
     queue: options.queue,
     key: options.key ?? '',
     priority: options.priority ?? 0,
     availableAt,
-  });
+  };
+  if (availableAt <= now && (await admitsAtOnce(tx, item, now))) return;
+  await tx.parkMessages(job, QUEUED_STREAM);
+  await tx.enqueue(item);
+}
+
+/** Admits `item` in `tx` when the line is empty and the queue has room; says whether it did. */
+async function admitsAtOnce(tx: StoreTx, item: NewQueueItem, now: number): Promise<boolean> {
+  const queue = await tx.lockQueue(item.queue);
+  if (!queue || (await tx.waitingItems(item.queue, now, 1)).length > 0) return false;
+  const running = await tx.runningKeys(item.queue);
+  const waiting = { ...item, seq: 0, state: 'waiting' as const, enqueuedAt: now, admittedAt: null };
+  const plan = planAdmission(queue, [waiting], running, now);
+  if (plan.admit.length === 0) return false;
+  await tx.enqueue({ ...item, admittedAt: now });
+  if (plan.rateTat !== queue.rateTat || plan.lastKey !== queue.lastKey) {
+    await tx.putQueue({ ...queue, rateTat: plan.rateTat, lastKey: plan.lastKey, updatedAt: now });
+  }
+  return true;
 }
 
 function viewOf(queue: QueueRecord, counts: readonly QueueKeyCount[]): QueueView {

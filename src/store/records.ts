@@ -435,8 +435,10 @@ export interface QueueItem {
   admittedAt: number | null;
 }
 
-/** A job to put in a queue. */
-export type NewQueueItem = Pick<QueueItem, 'job' | 'queue' | 'key' | 'priority' | 'availableAt'>;
+/** A job to put in a queue: waiting, or (with `admittedAt`) admitted at once. */
+export type NewQueueItem = Pick<QueueItem, 'job' | 'queue' | 'key' | 'priority' | 'availableAt'> & {
+  admittedAt?: number;
+};
 
 /** One queue key's jobs by state, for `weft queues`. */
 export interface QueueKeyCount {
@@ -446,4 +448,14 @@ export interface QueueKeyCount {
   waiting: number;
   /** When its longest-waiting job was enqueued (epoch ms), or null with none waiting. */
   oldestWaiting: number | null;
+}
+
+/** A start's claim on an idempotency key (`claimIdempotencyKey`). */
+export interface IdempotencyClaim {
+  workflow: string;
+  key: string;
+  /** The job that would hold it. */
+  job: string;
+  /** When the key is free again (epoch ms). */
+  expiresAt: number;
 }

@@ -22,6 +22,7 @@ import type {
   FiredTimer,
   HistoryEntry,
   HistoryQuery,
+  IdempotencyClaim,
   JobCounts,
   JobFilter,
   JobPatch,
@@ -318,6 +319,19 @@ export interface StoreTx {
     before: number,
     skip?: readonly string[],
   ): Promise<WaitingStream[]>;
+
+  // ── idempotency keys ──────────────────────────────────────────────────
+  /**
+   * Claims an idempotency key for `claim.job` when it is free (never taken, or expired
+   * by `now`); returns the job that holds it after the call: `claim.job` when the claim
+   * took it, else the job that already held it. Two transactions claiming one key run
+   * one after the other.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim, now: number): Promise<string>;
+  /** Gives a key to `claim.job` whoever held it (a new start once the old job ended). */
+  replaceIdempotencyKey(claim: IdempotencyClaim): Promise<void>;
+  /** Deletes the keys expired by `now`; returns how many. */
+  pruneIdempotencyKeys(now: number): Promise<number>;
 
   // ── queues ────────────────────────────────────────────────────────────
   /** Writes a queue whole: a new one, or every field of an existing one. */

@@ -14,6 +14,7 @@ import type {
   DefinitionRecord,
   ErrorRecord,
   HistoryQuery,
+  IdempotencyClaim,
   JobFilter,
   JobPatch,
   JournalEntry,
@@ -35,6 +36,7 @@ import { counters } from './ops/counters.js';
 import { deadLetters } from './ops/dead-letters.js';
 import { definitions } from './ops/definitions.js';
 import { history } from './ops/history.js';
+import { idempotency } from './ops/idempotency.js';
 import { jobs } from './ops/jobs.js';
 import { journal } from './ops/journal.js';
 import { queues } from './ops/queues.js';
@@ -308,5 +310,14 @@ export class PostgresStoreTx implements StoreTx {
   }
   queueCounts() {
     return this.invoke(ONE, (db) => queues.queueCounts(db));
+  }
+  claimIdempotencyKey(claim: IdempotencyClaim, now: number) {
+    return this.invoke(ONE, (db) => idempotency.claimIdempotencyKey(db, claim, now));
+  }
+  replaceIdempotencyKey(claim: IdempotencyClaim) {
+    return this.invoke(ONE, (db) => idempotency.replaceIdempotencyKey(db, claim));
+  }
+  pruneIdempotencyKeys(now: number) {
+    return this.invoke(ONE, (db) => idempotency.pruneIdempotencyKeys(db, now));
   }
 }

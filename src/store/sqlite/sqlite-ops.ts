@@ -13,6 +13,7 @@ import type {
   DefinitionRecord,
   ErrorRecord,
   HistoryQuery,
+  IdempotencyClaim,
   JobFilter,
   JobPatch,
   JournalEntry,
@@ -33,6 +34,7 @@ import type { OpsContext } from './ops/context.js';
 import { SqliteCounters } from './ops/counters.js';
 import { SqliteDefinitions } from './ops/definitions.js';
 import { SqliteHistory } from './ops/history.js';
+import { SqliteIdempotency } from './ops/idempotency.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteJournal } from './ops/journal.js';
 import { SqliteQueues } from './ops/queues.js';
@@ -58,6 +60,7 @@ export interface SqliteOps {
   workers: SqliteWorkers;
   schedules: SqliteSchedules;
   queues: SqliteQueues;
+  idempotency: SqliteIdempotency;
 }
 
 /** Prepares every statement once. */
@@ -78,6 +81,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     workers: new SqliteWorkers(ctx),
     schedules: new SqliteSchedules(ctx),
     queues,
+    idempotency: new SqliteIdempotency(ctx),
   };
 }
 
@@ -385,5 +389,14 @@ export class BoundStoreTx implements StoreTx {
   }
   queueCounts() {
     return this.invoke(R, () => this.ops.queues.queueCounts());
+  }
+  claimIdempotencyKey(claim: IdempotencyClaim, now: number) {
+    return this.invoke(W, () => this.ops.idempotency.claimIdempotencyKey(claim, now));
+  }
+  replaceIdempotencyKey(claim: IdempotencyClaim) {
+    return this.invoke(W, () => this.ops.idempotency.replaceIdempotencyKey(claim));
+  }
+  pruneIdempotencyKeys(now: number) {
+    return this.invoke(W, () => this.ops.idempotency.pruneIdempotencyKeys(now));
   }
 }

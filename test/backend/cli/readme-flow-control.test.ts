@@ -29,17 +29,24 @@ it('creates the README queue and runs a job through it', async () => {
   expect(started.code, started.err).toBe(0);
   const job = started.out;
   const waiting = await runWeft(['status', job, '--json'], { store });
+  // The queue was empty: the job was admitted at once and holds a slot.
   expect(JSON.parse(waiting.out)).toMatchObject({
     state: 'RUNNING',
-    queue: { name: 'foxes', key: 'den-1', priority: 0, state: 'waiting' },
-    waitingFor: [
-      expect.stringMatching(/^waits in queue foxes for a slot \(key den-1, priority 0\) since /),
-    ],
+    queue: { name: 'foxes', key: 'den-1', priority: 0, state: 'running' },
   });
+  // A second job of the same key waits for the first to end.
+  const second = await runWeft([...(start as string[]), '--id', 'second-fox'], { store });
+  expect(second.code, second.err).toBe(0);
+  const behind = JSON.parse((await runWeft(['status', 'second-fox', '--json'], { store })).out);
+  expect(behind.waitingFor).toEqual([
+    expect.stringMatching(/^waits in queue foxes for a slot \(key den-1, priority 0\) since /),
+  ]);
   const worker = launchWeft(['worker', '--handlers', 'examples/quick-brown-fox.js'], { store });
   try {
-    const result = await runWeft(['result', job, '--wait', '--timeout', '60000'], { store });
-    expect(result.code, result.out).toBe(0);
+    for (const id of [job, 'second-fox']) {
+      const result = await runWeft(['result', id, '--wait', '--timeout', '60000'], { store });
+      expect(result.code, result.out).toBe(0);
+    }
     expect((await runWeft(['queues'], { store })).out.split('\n')[1]).toMatch(
       /^foxes +2 at once, 1 per key, 20 per 2s +0 +0 +- +-$/,
     );

@@ -119,11 +119,20 @@ describe('queues', () => {
     for (const [i, key] of ['a', 'a', 'a', 'b', 'b', 'c', 'c', 'd', 'd', 'd'].entries()) {
       ids.push((await startOn('charges', `j${i}`, key)).id);
     }
-    // Nothing ran before a worker admitted it.
+    // The first found the line empty and a slot free: admitted at once, in its start. The
+    // second is of the same key: it waits, and so does everyone behind it.
     expect(await store.getQueueItem(ids[0] as string)).toMatchObject({
-      state: 'waiting',
+      state: 'running',
       queue: 'charges',
       key: 'a',
+    });
+    expect(await store.getQueueItem(ids[1] as string)).toMatchObject({
+      state: 'waiting',
+      key: 'a',
+    });
+    expect(await store.getQueueItem(ids[3] as string)).toMatchObject({
+      state: 'waiting',
+      key: 'b',
     });
     await startWorkers(2);
     await allDone(ids);
@@ -147,7 +156,8 @@ describe('queues', () => {
     }
     await startWorkers(1);
     await allDone(ids);
-    expect(runs.map((r) => r.name)).toEqual(['first', 'soon-1', 'soon-2', 'late-1', 'late-2']);
+    // late-1 found the queue empty and was admitted at once; the rest waited in line.
+    expect(runs.map((r) => r.name)).toEqual(['late-1', 'first', 'soon-1', 'soon-2', 'late-2']);
   });
 
   it('lets keys take turns: a busy key does not starve a quiet one', async () => {
@@ -167,9 +177,10 @@ describe('queues', () => {
   it('spaces starts by the rate limit: a burst, then one per interval', async () => {
     await client.queues.create({ name: 'slow', rateLimit: { limit: 4, periodMs: 1000 } });
     holdMs = 1;
+    // The worker runs first: a job admitted at its start then runs at once.
+    await startWorkers(1);
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push((await startOn('slow', `r${i}`)).id);
-    await startWorkers(1);
     await allDone(ids);
     const starts = runs.map((r) => r.start).sort((a, b) => a - b);
     // 4 at once, then one every 250 ms: the 10th no sooner than 1.5 s after the first.

@@ -15,6 +15,7 @@ import { workers } from './0008-workers.js';
 import { newestPartial } from './0009-newest-partial.js';
 import { schedules } from './0010-schedules.js';
 import { queues } from './0011-queues.js';
+import { idempotency } from './0012-idempotency.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -29,4 +30,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   newestPartial,
   schedules,
   queues,
+  idempotency,
 ];

@@ -84,10 +84,12 @@ const LIST = sql('queue_list', 'SELECT * FROM weft_queues ORDER BY name');
 const REMOVE = sql('queue_remove', 'DELETE FROM weft_queues WHERE name = $1');
 const ENQUEUE = sql(
   'queue_enqueue',
-  `INSERT INTO weft_queue_items (job, queue, key, priority, state, enqueued_at, available_at)
-   VALUES ($1, $2, $3, $4, 'waiting', $5, $6)
+  `INSERT INTO weft_queue_items (job, queue, key, priority, state, enqueued_at, available_at,
+     admitted_at)
+   VALUES ($1, $2, $3, $4, CASE WHEN $7::bigint IS NULL THEN 'waiting' ELSE 'running' END, $5, $6, $7)
    ON CONFLICT (job) DO NOTHING
-   RETURNING pg_notify('weft', 's:${QUEUED_STREAM}') IS NULL AS notified`,
+   RETURNING CASE WHEN $7::bigint IS NULL THEN pg_notify('weft', 's:${QUEUED_STREAM}') IS NULL END
+     AS notified`,
 );
 const ITEM = sql('queue_item', 'SELECT * FROM weft_queue_items WHERE job = $1');
 const BY_PRIORITY = sql(
@@ -168,8 +170,9 @@ export const queues = {
       item.priority,
       db.clock.now(),
       item.availableAt,
+      item.admittedAt ?? null,
     ]);
-    if (added > 0) db.notify(`stream:${QUEUED_STREAM}`);
+    if (added > 0 && item.admittedAt === undefined) db.notify(`stream:${QUEUED_STREAM}`);
   },
 
   async getQueueItem(db: Db, job: string): Promise<QueueItem | undefined> {

@@ -94,7 +94,8 @@ export class SqliteQueues {
       all: p('SELECT * FROM weft_queues ORDER BY name'),
       remove: p('DELETE FROM weft_queues WHERE name = ?'),
       enqueue: p(`INSERT INTO weft_queue_items (job, queue, key, priority, state, enqueued_at,
-          available_at) VALUES (@job, @queue, @key, @priority, 'waiting', @now, @available_at)
+          available_at, admitted_at)
+        VALUES (@job, @queue, @key, @priority, @state, @now, @available_at, @admitted_at)
         ON CONFLICT (job) DO NOTHING`),
       item: p('SELECT * FROM weft_queue_items WHERE job = ?'),
       byPriority: p(`SELECT * FROM weft_queue_items WHERE queue = ? AND state = 'waiting'
@@ -153,8 +154,11 @@ export class SqliteQueues {
       priority: item.priority,
       now: this.ctx.clock.now(),
       available_at: item.availableAt,
+      state: item.admittedAt === undefined ? 'waiting' : 'running',
+      admitted_at: item.admittedAt ?? null,
     });
-    this.ctx.notify(`stream:${QUEUED_STREAM}`);
+    // Admitters hear of a job that waits; one admitted at once needs none.
+    if (item.admittedAt === undefined) this.ctx.notify(`stream:${QUEUED_STREAM}`);
   }
 
   getQueueItem(job: string): QueueItem | undefined {
