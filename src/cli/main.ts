@@ -199,6 +199,19 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       isoTimeOption,
     )
     .option(
+      '--idempotency-key <key>',
+      'start once per key: a second start with it prints the job that holds it (see --on-duplicate)',
+    )
+    .option(
+      '--idempotency-ttl <duration>',
+      'how long the key is held (default 24h)',
+      positiveDuration,
+    )
+    .option(
+      '--on-duplicate <policy>',
+      'a start with a key that is held: return (the job that holds it; the default), refuse, or after_end (a new job once that one ended)',
+    )
+    .option(
       '--queue <name>',
       'wait for a slot of this queue (weft queue create) before the first step',
     )

@@ -60,6 +60,9 @@ function engineRoute(route: ModelRoute): EngineRoute {
   return { stream: route.stream, handle, handleBatch };
 }
 
+/** How often a worker deletes expired idempotency keys. */
+const KEY_PRUNE_EVERY_MS = 60_000;
+
 /** Runs engine steps, task handlers and timers until stopped. */
 export class Worker {
   readonly store: Store;
@@ -388,9 +391,18 @@ export class Worker {
     return this.tasks.fill();
   }
 
+  /** When this worker last deleted expired idempotency keys (its clock's ms). */
+  private lastKeyPrune = Number.NEGATIVE_INFINITY;
+
   private async timerTurn(): Promise<number> {
-    const next = await this.store.nextTimerAt();
     const now = this.clock.now();
+    // Expired idempotency keys are deleted once a minute by each worker: one indexed
+    // statement, so the table holds only the keys still held.
+    if (now - this.lastKeyPrune >= KEY_PRUNE_EVERY_MS) {
+      this.lastKeyPrune = now;
+      await this.store.pruneIdempotencyKeys(now);
+    }
+    const next = await this.store.nextTimerAt();
     if (next === undefined || next > now) {
       this.nextTimerWait = next === undefined ? this.idleMs : Math.max(1, next - now);
       return 0;
