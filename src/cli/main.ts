@@ -35,6 +35,7 @@ import {
 import { registerQueueCommand } from './queue-command.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { retryingUnreachable } from './store-retry.js';
 import { isoTimeOption } from './time-option.js';
 
 /** `--log-format` of the commands that run a worker. */
@@ -68,13 +69,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   const withStore =
     <A extends unknown[]>(
       action: (store: Store, opts: Common & Record<string, unknown>, ...args: A) => Promise<number>,
+      open: (url: string | undefined, opts: Common & Record<string, unknown>) => Promise<Store> = (
+        url,
+      ) => openStore(url),
     ) =>
     async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
       const opts = command.opts() as Common & Record<string, unknown>;
       let store: Store | undefined;
       try {
-        store = await openStore(opts.store ?? process.env.WEFT_STORE);
+        store = await open(opts.store ?? process.env.WEFT_STORE, opts);
         setExit(await action(store, opts, ...(args.slice(0, -2) as A)));
       } catch (error) {
         setExit(reportError(output, error, Boolean(opts.json)));
@@ -296,20 +300,28 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .option('--verbose', VERBOSE_HELP)
     .action(
-      withStore(async (store, opts) =>
-        (await import('./worker-command.js')).runWorkerCommand(
-          store,
-          {
-            handlers: opts.handlers as string | undefined,
-            concurrency: opts.concurrency as number,
-            logFormat: opts.logFormat as string | undefined,
-            verbose: Boolean(opts.verbose),
-            graceMs: opts.graceMs as number,
-            giveUpMs: opts.giveUpMs as number,
-            leaseMs: opts.leaseMs as number,
-          },
-          output,
-        ),
+      withStore(
+        async (store, opts) =>
+          (await import('./worker-command.js')).runWorkerCommand(
+            store,
+            {
+              handlers: opts.handlers as string | undefined,
+              concurrency: opts.concurrency as number,
+              logFormat: opts.logFormat as string | undefined,
+              verbose: Boolean(opts.verbose),
+              graceMs: opts.graceMs as number,
+              giveUpMs: opts.giveUpMs as number,
+              leaseMs: opts.leaseMs as number,
+            },
+            output,
+          ),
+        // A worker started while its store is away waits for it, up to --give-up-ms.
+        (url, opts) =>
+          retryingUnreachable(
+            () => openStore(url),
+            opts.giveUpMs as number,
+            (error) => output.err(`weft worker: ${error.message}; retrying until --give-up-ms`),
+          ),
       ),
     );
 

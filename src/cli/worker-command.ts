@@ -16,6 +16,7 @@ import { listenForInterrupt } from './interrupt.js';
 import { parseLogFormat } from './log-format.js';
 import { missingHandlers, warnMissingHandlers } from './missing-handlers.js';
 import type { Output } from './print.js';
+import { retryingUnreachable } from './store-retry.js';
 
 /** Options of `weft worker`. */
 export interface WorkerCommandOptions {
@@ -63,7 +64,12 @@ export async function runWorkerCommand(
     output.err(`weft worker: ${signal} again: exiting now`),
   );
   try {
-    await worker.start();
+    // The store may go away between its open and the worker's start: wait for it too.
+    await retryingUnreachable(
+      () => worker.start(),
+      options.giveUpMs ?? 600_000,
+      (error) => output.err(`weft worker: ${error.message}; retrying until --give-up-ms`),
+    );
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );

@@ -212,6 +212,7 @@ export class Worker {
       // The store was unreachable: nothing runs, and start() may be called again.
       clearInterval(this.keepAlive);
       await Promise.all([
+        this.presence.stop(),
         this.engineWake.close(),
         this.taskWake.close(),
         this.queueWake.close(),

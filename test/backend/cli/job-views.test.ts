@@ -99,6 +99,7 @@ const JOB_FIELDS = [
   'resumptions',
   'deadline',
   'timeoutMs',
+  'queue',
 ].sort();
 
 describe.skipIf(skipBackend)('weft run', () => {

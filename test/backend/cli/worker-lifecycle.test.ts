@@ -205,6 +205,31 @@ describe.skipIf(skipBackend || backend !== 'postgres')(
       }
     }, 180_000);
 
+    it('waits for a server that is down when it starts, and runs once it is back', async () => {
+      const { restartablePostgres } = await import('../../support/postgres-server.js');
+      const server = await restartablePostgres();
+      try {
+        file('handlers.mjs', HANDLERS);
+        expect((await weft(['deploy', file('greeting.yaml', GREETING)], server.url)).code).toBe(0);
+        await server.stop();
+        const worker = launch(['worker', '--handlers', 'handlers.mjs'], server.url);
+        await until('the worker to say it waits', () =>
+          /weft worker: .*; retrying until --give-up-ms/.test(worker.err()),
+        );
+        await sleep(1_000);
+        expect(worker.alive(), worker.err()).toBe(true);
+        await server.start();
+        await until('the worker to run', () => worker.err().includes('running on'), 60_000);
+        const job = await startGreeting('cy', server.url);
+        const result = await weft(['result', job, '--wait', '--timeout', '60000'], server.url);
+        expect(result.out).toBe(JSON.stringify({ hello: 'cy' }));
+        worker.child.kill('SIGTERM');
+        expect(await worker.exited).toBe(0);
+      } finally {
+        await server.dispose();
+      }
+    }, 180_000);
+
     it('gives up when the server stays away: exit 1, saying why', async () => {
       const { restartablePostgres } = await import('../../support/postgres-server.js');
       const server = await restartablePostgres();
