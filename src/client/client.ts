@@ -308,7 +308,7 @@ export class Client {
         if (held) return { job: held, created: false };
       }
       const started = await model.start(tx, request);
-      // A new job on a queue waits for a slot: its first step is parked until admitted.
+      // A new job on a queue takes a free slot, or waits in line, its first step parked.
       if (queue && started.created) {
         const now = this.clock.now();
         await enqueueStart(tx, id, { ...options, queue: queue.name }, startAt ?? now, now);
