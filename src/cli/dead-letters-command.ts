@@ -5,11 +5,12 @@
  *     weft dead-letters [list] [--stream engine] [--limit 100] [--json]
  *     weft dead-letters requeue <id> [--json]
  */
+
 import type { Command } from 'commander';
 import type { DeadLetter } from '../store/records.js';
 import { clientAction, STORE_FLAGS, STORE_HELP } from './client-action.js';
 import { positiveWholeNumber } from './numeric-option.js';
-import { type Output, printJson } from './print.js';
+import { alignColumns, type Output, printJson } from './print.js';
 
 interface Flags {
   store?: string;
@@ -38,12 +39,7 @@ export function formatDeadLetters(dead: readonly DeadLetter[]): string {
       lastError(d),
     ]),
   ];
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
+  return alignColumns(rows);
 }
 
 /** Adds `weft dead-letters [list|requeue <id>]` to the program; `setExit` receives its exit code. */

@@ -7,8 +7,10 @@
  *     1    2026-11-23T09:06:46.505Z  start  -         RUNNING flaky@1  key 999000000000000         (client)
  *     3    2026-11-23T09:06:46.536Z  enter  call      call 9→8  RUNNING attempt 1  key 989000…  host:41:9f0c
  */
+
 import type { HistoryChange, JobHistoryEntry } from '../client/job-history.js';
 import type { Json } from '../store/records.js';
+import { alignColumns } from './print.js';
 
 /** The keys {@link describeChange} prints in its own words; others print as `key=json`. */
 const WORDED = new Set([
@@ -84,10 +86,5 @@ export function formatHistory(entries: readonly JobHistoryEntry[]): string {
       e.worker ?? '(client)',
     ]),
   ];
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
+  return alignColumns(rows);
 }

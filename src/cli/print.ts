@@ -139,6 +139,19 @@ function formatStack(where: string, error: ErrorRecord, verbose: boolean): strin
   return [`error in ${where}: ${error.name}: ${error.message}`, ...shown];
 }
 
+/**
+ * Rows as columns two spaces apart, each as wide as its widest cell (the last left as it
+ * is): the layout of every table the CLI prints.
+ */
+export function alignColumns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
+    )
+    .join('\n');
+}
+
 /** `weft list`'s table: a header, then one line per job (id, workflow@version, state, created). */
 export function formatJobList(jobs: readonly JobView[]): string {
   if (jobs.length === 0) return 'no jobs';
@@ -146,12 +159,7 @@ export function formatJobList(jobs: readonly JobView[]): string {
     ['JOB', 'WORKFLOW', 'STATE', 'CREATED'],
     ...jobs.map((job) => [job.id, `${job.workflow}@${job.version}`, job.state, job.createdAt]),
   ];
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
+  return alignColumns(rows);
 }
 
 /**

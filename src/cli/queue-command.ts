@@ -6,6 +6,7 @@
  *     weft queue list               (also: weft queues)
  *     weft queue delete <name>
  */
+
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Client } from '../client/client.js';
 import type { QueueView } from '../client/queues.js';
@@ -14,7 +15,7 @@ import { humanDuration } from '../models/view-time.js';
 import { type ClientFlags, clientAction, STORE_FLAGS, STORE_HELP } from './client-action.js';
 import { duration } from './duration-option.js';
 import { positiveWholeNumber } from './numeric-option.js';
-import { type Output, printJson } from './print.js';
+import { alignColumns, type Output, printJson } from './print.js';
 
 interface CreateFlags extends ClientFlags {
   concurrency?: number;
@@ -71,12 +72,7 @@ export function formatQueueList(queues: readonly QueueView[], now: number): stri
       ];
     }),
   ];
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
+  return alignColumns(rows);
 }
 
 /** Adds `weft queue …` and `weft queues` to the program. */

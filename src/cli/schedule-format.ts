@@ -2,8 +2,10 @@
  * How `weft schedule …` prints schedules: a table for the list, a block for one schedule
  * with its next run times in UTC and in the schedule's own zone.
  */
+
 import type { ScheduleView } from '../client/schedules.js';
 import { humanDuration, isoTime as iso } from '../models/view-time.js';
+import { alignColumns } from './print.js';
 
 /** A time in the schedule's zone: `Fri 27 Nov 2026, 03:00:00 CET`. */
 export function zonedTime(ms: number, timeZone: string): string {
@@ -40,12 +42,7 @@ export function formatScheduleList(schedules: readonly ScheduleView[]): string {
       s.lastJob ?? '-',
     ]),
   ];
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
+  return alignColumns(rows);
 }
 
 /** The next run times, one a line: UTC, then the schedule's zone. */
