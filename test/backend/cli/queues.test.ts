@@ -178,15 +178,15 @@ describe.skipIf(skipBackend)('weft queue', () => {
     const starts = runs()
       .map((r) => r.start)
       .sort((a, b) => a - b);
-    const first = starts[0] as number;
-    // After the first burst of 20, over RATE_S seconds: 10 a second.
-    const from = first + 2_000;
-    const counted = starts.filter((t) => t >= from && t < from + RATE_S * 1000).length;
-    // Never faster than the limit (10% for timing); on a machine this test shares with
-    // others the way from admission to a handler lags, so at least three quarters of it
-    // (alone on this machine kind: within 10%, at 8 s and at 30 s, on both stores).
-    expect(counted).toBeLessThanOrEqual(RATE_S * 10 * 1.1);
-    expect(counted).toBeGreaterThanOrEqual(RATE_S * 10 * 0.75);
+    // A handler starts no sooner than its job's admission, so the span from the first
+    // handler start to the last cannot be shorter than the limit allows: one burst of 20,
+    // then the rest at 10 a second (10% for timing). A window count is not used: on a
+    // loaded machine the burst's handlers start late and crowd into any window.
+    const span = (starts.at(-1) as number) - (starts[0] as number);
+    const paced = (total - 20) * 100;
+    expect(span).toBeGreaterThanOrEqual(paced * 0.9);
+    // And not much slower than the limit (a loaded machine lags).
+    expect(span).toBeLessThanOrEqual(paced / 0.6);
   }, 240_000);
 
   it('refuses what it cannot queue, naming it', async () => {
