@@ -16,6 +16,7 @@ import { WORKER_DEFAULTS } from '../worker/worker-options.js';
 import { oneOf } from './choice-option.js';
 import { registerDashboardCommand } from './dashboard-command.js';
 import { registerDeadLettersCommand } from './dead-letters-command.js';
+import { debounceOption } from './debounce-option.js';
 import { positiveDuration } from './duration-option.js';
 import { formatHistory } from './history-table.js';
 import { listenForInterrupt } from './interrupt.js';
@@ -225,9 +226,28 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'its place in the queue: lower runs first (default 0)',
       wholeNumber({ min: -1_000_000, max: 1_000_000 }),
     )
+    .option(
+      '--debounce-key <key>',
+      'debounce: the starts with this key within --debounce-delay of each other are one job (see --debounce-mode)',
+    )
+    .option(
+      '--debounce-delay <duration>',
+      'with --debounce-key: how long the window stays open after a start',
+      positiveDuration,
+    )
+    .option(
+      '--debounce-max <duration>',
+      'with --debounce-key: the longest a window stays open from its first start',
+      positiveDuration,
+    )
+    .option(
+      '--debounce-mode <mode>',
+      'trailing (the last start runs, delay after it; the default) or leading (the first runs at once)',
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, workflow: string) => {
+        const debounce = debounceOption(opts);
         const input = (parseJsonArgument(opts.input as string | undefined, '--input') ??
           null) as Json;
         if (opts.delay !== undefined && opts.at !== undefined) {
@@ -259,6 +279,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           ...(opts.queue !== undefined ? { queue: opts.queue as string } : {}),
           ...(opts.key !== undefined ? { key: opts.key as string } : {}),
           ...(opts.priority !== undefined ? { priority: opts.priority as number } : {}),
+          ...(debounce ? { debounce } : {}),
         });
         if (!known) output.err(notRegisteredYet(workflow));
         if (opts.json) printJson(output, await client.status(job.id));

@@ -30,6 +30,7 @@ import { retryingConflicts } from '../store/conflict-retry.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
+import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced-start.js';
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
@@ -43,7 +44,11 @@ export interface ClientOptions {
 }
 
 /** How to start a job. */
-export interface StartOptions extends StartTimeOptions, QueueStartOptions, IdempotencyOptions {
+export interface StartOptions
+  extends StartTimeOptions,
+    QueueStartOptions,
+    IdempotencyOptions,
+    DebounceOptions {
   /** A custom job id: starting the same id again returns the existing job. */
   id?: string;
   /** A workflow version (default: the newest deployed). */
@@ -255,7 +260,8 @@ export class Client {
    * ValidationError. Starting an existing id returns that job; a start with an
    * `idempotencyKey` that is held returns, refuses or replaces (by `onDuplicate`) the job
    * that holds it (client/idempotent-start.ts). With a `queue`, the job waits for a slot
-   * of it before its first step (client/queues.ts).
+   * of it before its first step (client/queues.ts). With a `debounce`, the starts with
+   * its key within a window get one job (client/debounced-start.ts).
    *
    * A name with no stored definition is taken for a code-first workflow no worker has
    * registered yet: the job is created and waits (RUNNING) until a worker with that
@@ -284,6 +290,7 @@ export class Client {
       );
     }
     const startAt = delayedStart(options, this.clock.now());
+    const debounce = checkDebounce(options);
     const queue = await checkQueueStart(this.store, options);
     const keyed = checkIdempotency(options);
     const record = await this.store.getDefinition(workflow, options.version);
@@ -307,7 +314,27 @@ export class Client {
         const held = await claimKey(tx, workflow, id, keyed, this.clock.now());
         if (held) return { job: held, created: false };
       }
-      const started = await model.start(tx, request);
+      const started = debounce
+        ? await debouncedStart(tx, debounce, {
+            workflow,
+            id,
+            input: request.input,
+            now: this.clock.now(),
+            create: (at) =>
+              model.start(tx, at === undefined ? request : { ...request, startAt: at }),
+            replaceInput: (job, next) => model.replaceInput(tx, job, next),
+          })
+        : await model.start(tx, request);
+      // A start that joined a debounce window: its idempotency key names the window's job.
+      if (keyed && started.job.id !== id) {
+        const expiresAt = this.clock.now() + keyed.ttlMs;
+        await tx.replaceIdempotencyKey({
+          workflow,
+          key: keyed.key,
+          job: started.job.id,
+          expiresAt,
+        });
+      }
       // A new job on a queue takes a free slot, or waits in line, its first step parked.
       if (queue && started.created) {
         const now = this.clock.now();

@@ -224,6 +224,26 @@ export class DurableEngine {
     await this.save(tx, job, loaded, triggered.instance, [line]);
   }
 
+  /**
+   * Gives an instance that has not run its first decision new arguments (a debounced
+   * start's later input); false when it ended or has decided already.
+   */
+  async replaceInput(tx: StoreTx, jobId: string, input: Json[]): Promise<boolean> {
+    const locked = await this.lock(tx, jobId);
+    const instance = locked?.instance;
+    if (!locked || !instance) return false;
+    // The input is the `handle` action's, buffered until a decision is triggered, then
+    // its branch's, until the first decision is applied.
+    const begun = instance.decision_current_index > 0 || instance.statuses.length > 0;
+    if (begun) return false;
+    const buffer = instance.buffer.map((b) =>
+      b.type === 'handle' ? { ...b, data: { ...b.data, input } } : b,
+    );
+    const branches = instance.branches.map((b) => (b.type === 'handle' ? { ...b, input } : b));
+    await this.save(tx, locked.job, locked.loaded, { ...instance, buffer, branches });
+    return true;
+  }
+
   /** Runs one message of the durable or a decision stream. */
   async handle(tx: StoreTx, message: DurableMessage): Promise<void> {
     if (message.k === 'action') return this.act(tx, message.job, message.action);

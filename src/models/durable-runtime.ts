@@ -58,6 +58,14 @@ export class DurableRuntime implements ModelRuntime {
     });
   }
 
+  /** The instance's arguments and the job's input, as {@link start} would have written them. */
+  async replaceInput(tx: StoreTx, job: JobRecord, input: Json): Promise<boolean> {
+    const args = Array.isArray(input) ? input : [input];
+    if (!(await this.engine.replaceInput(tx, job.id, args))) return false;
+    await tx.setJobInput(job.id, args);
+    return true;
+  }
+
   /** Reports `onStart` to each task's instance; instances side by side (per-job-chains.ts). */
   async tasksStarted(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void> {
     // A revert starting is no news to its instance: it already counts it as REVERTING.

@@ -19,7 +19,7 @@ import {
 } from '../engine/messages.js';
 import { startGraphJob } from '../engine/start-job.js';
 import { isCheapInputSchema, validateJobInput } from '../graph/job-input.js';
-import type { DeadLetter, ErrorRecord, JobRecord } from '../store/records.js';
+import type { DeadLetter, ErrorRecord, JobRecord, Json } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import { graphView } from './graph-view.js';
 import type {
@@ -80,6 +80,13 @@ export class GraphRuntime implements ModelRuntime {
       ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
       ...(request.startAt !== undefined && { startAt: request.startAt }),
     });
+  }
+
+  /** The trigger reads the job's input when it runs, so the job's record is all there is to change. */
+  async replaceInput(tx: StoreTx, job: JobRecord, input: Json): Promise<boolean> {
+    if (job.state !== 'RUNNING') return false;
+    await tx.setJobInput(job.id, input);
+    return true;
   }
 
   /** Every response as one unit: the jobs locked once, one set-based write. */

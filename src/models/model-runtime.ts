@@ -95,6 +95,11 @@ export interface ModelRuntime {
   check?(request: StartRequest): Promise<void>;
   /** Starts a job (idempotent by id: an existing id returns that job). */
   start(tx: StoreTx, request: StartRequest): Promise<{ job: JobRecord; created: boolean }>;
+  /**
+   * Replaces the input of a job that has not taken its first step (a debounced start
+   * given a later input); false when the job has ended or gone on.
+   */
+  replaceInput(tx: StoreTx, job: JobRecord, input: Json): Promise<boolean>;
   /** Told of claimed tasks before their handlers run; absent when the model need not be. */
   tasksStarted?(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void>;
   /** Records task results (and `pending` progress), several as one unit where it can. */

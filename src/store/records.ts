@@ -459,3 +459,26 @@ export interface IdempotencyClaim {
   /** When the key is free again (epoch ms). */
   expiresAt: number;
 }
+
+/** How a debounced start runs: after the last start in its window, or at the first. */
+export type DebounceMode = 'trailing' | 'leading';
+
+/**
+ * A debounce window of a workflow's key (`Client.start`'s `debounce`): the job every
+ * start in the window gets, and until when the window is open.
+ */
+export interface DebounceRecord {
+  workflow: string;
+  key: string;
+  /** The job the window's starts get. */
+  job: string;
+  mode: DebounceMode;
+  /** When the window opened (its first start; `maxDelayMs` counts from here). */
+  firstAt: number;
+  /** When it closes: the job's start time (trailing), or the end of the window (leading). */
+  untilAt: number;
+  /** How many starts the window has taken. */
+  starts: number;
+  /** Trailing: the job's first messages, held by timers until `untilAt`. */
+  held: NewMessage[];
+}

@@ -17,6 +17,7 @@ import type {
   ClaimOptions,
   CounterRef,
   DeadLetter,
+  DebounceRecord,
   DefinitionRecord,
   ErrorRecord,
   FiredTimer,
@@ -73,6 +74,8 @@ export interface StoreTx {
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean>;
   /** Writes output, error, context or finish time without changing the state; `NotFoundError` when there is no such job. */
   updateJob(id: string, patch: JobPatch): Promise<void>;
+  /** Replaces the input of a job (a debounced start's later input, before its first step). */
+  setJobInput(id: string, input: Json): Promise<void>;
   /** Lists jobs by filter, in id (creation) order. */
   listJobs(filter?: JobFilter): Promise<JobRecord[]>;
   /**
@@ -332,6 +335,18 @@ export interface StoreTx {
   replaceIdempotencyKey(claim: IdempotencyClaim): Promise<void>;
   /** Deletes the keys expired by `now`; returns how many. */
   pruneIdempotencyKeys(now: number): Promise<number>;
+
+  // ── debounce windows ──────────────────────────────────────────────────
+  /**
+   * Writes `window` when its workflow and key have none; returns the window stored after
+   * the call (`window` itself when it was written). Either way the row stays locked to
+   * the end of the transaction: two starts with one key run one after the other.
+   */
+  claimDebounce(window: DebounceRecord): Promise<DebounceRecord>;
+  /** Writes a window whole, over the one of its workflow and key. */
+  putDebounce(window: DebounceRecord): Promise<void>;
+  /** Deletes the windows that closed before `before`; returns how many. */
+  pruneDebounces(before: number): Promise<number>;
 
   // ── queues ────────────────────────────────────────────────────────────
   /** Writes a queue whole: a new one, or every field of an existing one. */

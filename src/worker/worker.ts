@@ -60,8 +60,11 @@ function engineRoute(route: ModelRoute): EngineRoute {
   return { stream: route.stream, handle, handleBatch };
 }
 
-/** How often a worker deletes expired idempotency keys. */
+/** How often a worker deletes expired idempotency keys and closed debounce windows. */
 const KEY_PRUNE_EVERY_MS = 60_000;
+
+/** How long a closed debounce window is kept before a worker deletes it. */
+const DEBOUNCE_KEEP_MS = 3_600_000;
 
 /** Runs engine steps, task handlers and timers until stopped. */
 export class Worker {
@@ -398,10 +401,12 @@ export class Worker {
   private async timerTurn(): Promise<number> {
     const now = this.clock.now();
     // Expired idempotency keys are deleted once a minute by each worker: one indexed
-    // statement, so the table holds only the keys still held.
+    // statement, so the table holds only the keys still held. Closed debounce windows too.
     if (now - this.lastKeyPrune >= KEY_PRUNE_EVERY_MS) {
       this.lastKeyPrune = now;
       await this.store.pruneIdempotencyKeys(now);
+      // Debounce windows closed an hour ago: their jobs have started (or ended) long since.
+      await this.store.pruneDebounces(now - DEBOUNCE_KEEP_MS);
     }
     const next = await this.store.nextTimerAt();
     if (next === undefined || next > now) {

@@ -11,6 +11,7 @@ import type {
   ClaimOptions,
   CounterAdd,
   CounterRef,
+  DebounceRecord,
   DefinitionRecord,
   ErrorRecord,
   HistoryQuery,
@@ -34,6 +35,7 @@ import { activities } from './ops/activities.js';
 import type { Db } from './ops/context.js';
 import { counters } from './ops/counters.js';
 import { deadLetters } from './ops/dead-letters.js';
+import { debounces } from './ops/debounces.js';
 import { definitions } from './ops/definitions.js';
 import { history } from './ops/history.js';
 import { idempotency } from './ops/idempotency.js';
@@ -81,6 +83,9 @@ export class PostgresStoreTx implements StoreTx {
   }
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(ONE, (db) => jobs.updateJob(db, id, patch));
+  }
+  setJobInput(id: string, input: Json) {
+    return this.invoke(ONE, (db) => jobs.setJobInput(db, id, input));
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(ONE, (db) => jobs.listJobs(db, filter));
@@ -319,5 +324,14 @@ export class PostgresStoreTx implements StoreTx {
   }
   pruneIdempotencyKeys(now: number) {
     return this.invoke(ONE, (db) => idempotency.pruneIdempotencyKeys(db, now));
+  }
+  claimDebounce(window: DebounceRecord) {
+    return this.invoke(ONE, (db) => debounces.claimDebounce(db, window));
+  }
+  putDebounce(window: DebounceRecord) {
+    return this.invoke(ONE, (db) => debounces.putDebounce(db, window));
+  }
+  pruneDebounces(before: number) {
+    return this.invoke(ONE, (db) => debounces.pruneDebounces(db, before));
   }
 }

@@ -10,6 +10,7 @@ import type {
   ClaimOptions,
   CounterAdd,
   CounterRef,
+  DebounceRecord,
   DefinitionRecord,
   ErrorRecord,
   HistoryQuery,
@@ -32,6 +33,7 @@ import type {
 import { SqliteActivities } from './ops/activities.js';
 import type { OpsContext } from './ops/context.js';
 import { SqliteCounters } from './ops/counters.js';
+import { SqliteDebounces } from './ops/debounces.js';
 import { SqliteDefinitions } from './ops/definitions.js';
 import { SqliteHistory } from './ops/history.js';
 import { SqliteIdempotency } from './ops/idempotency.js';
@@ -61,6 +63,7 @@ export interface SqliteOps {
   schedules: SqliteSchedules;
   queues: SqliteQueues;
   idempotency: SqliteIdempotency;
+  debounces: SqliteDebounces;
 }
 
 /** Prepares every statement once. */
@@ -82,6 +85,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     schedules: new SqliteSchedules(ctx),
     queues,
     idempotency: new SqliteIdempotency(ctx),
+    debounces: new SqliteDebounces(ctx),
   };
 }
 
@@ -147,6 +151,9 @@ export class BoundStoreTx implements StoreTx {
   }
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(W, () => this.ops.jobs.updateJob(id, patch));
+  }
+  setJobInput(id: string, input: Json) {
+    return this.invoke(W, () => this.ops.jobs.setJobInput(id, input));
   }
   listJobs(filter?: JobFilter) {
     return this.invoke(R, () => this.ops.jobs.listJobs(filter));
@@ -398,5 +405,14 @@ export class BoundStoreTx implements StoreTx {
   }
   pruneIdempotencyKeys(now: number) {
     return this.invoke(W, () => this.ops.idempotency.pruneIdempotencyKeys(now));
+  }
+  claimDebounce(window: DebounceRecord) {
+    return this.invoke(W, () => this.ops.debounces.claimDebounce(window));
+  }
+  putDebounce(window: DebounceRecord) {
+    return this.invoke(W, () => this.ops.debounces.putDebounce(window));
+  }
+  pruneDebounces(before: number) {
+    return this.invoke(W, () => this.ops.debounces.pruneDebounces(before));
   }
 }

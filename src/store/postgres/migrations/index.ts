@@ -16,6 +16,7 @@ import { newestPartial } from './0009-newest-partial.js';
 import { schedules } from './0010-schedules.js';
 import { queues } from './0011-queues.js';
 import { idempotency } from './0012-idempotency.js';
+import { debounce } from './0013-debounce.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -31,4 +32,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   schedules,
   queues,
   idempotency,
+  debounce,
 ];

@@ -116,6 +116,11 @@ function patchValues(id: string, patch: JobPatch, now: number): unknown[] {
   ];
 }
 
+const SET_INPUT = sql(
+  'job_set_input',
+  'UPDATE weft_jobs SET input = $2::jsonb, updated_at = $3 WHERE id = $1',
+);
+
 /** One listing statement per filter shape, named by its shape. */
 const listings = new Map<string, Statement>();
 
@@ -186,6 +191,12 @@ export const jobs = {
   /** Patches a job; NotFoundError when there is none. */
   async updateJob(db: Db, id: string, patch: JobPatch): Promise<void> {
     const changed = await db.count(PATCH, patchValues(id, patch, db.clock.now()));
+    if (changed !== 1) throw new NotFoundError('job', id);
+  },
+
+  /** Replaces a job's input. */
+  async setJobInput(db: Db, id: string, input: Json): Promise<void> {
+    const changed = await db.count(SET_INPUT, [id, toJson(input), db.clock.now()]);
     if (changed !== 1) throw new NotFoundError('job', id);
   },
 

@@ -102,6 +102,7 @@ export class SqliteJobs {
   private readonly select: Statement;
   private readonly move: Statement;
   private readonly patch: Statement;
+  private readonly setInput: Statement;
   private readonly listing = new Map<string, Statement>();
 
   constructor(
@@ -123,6 +124,7 @@ export class SqliteJobs {
     this.patch = db.prepare(`UPDATE weft_jobs SET ${PATCH_SET},
         finished_at = CASE WHEN @has_finished THEN @finished_at ELSE finished_at END
       WHERE id = @id`);
+    this.setInput = db.prepare('UPDATE weft_jobs SET input = ?, updated_at = ? WHERE id = ?');
   }
 
   /** Creates a job unless one with its id exists. */
@@ -175,6 +177,12 @@ export class SqliteJobs {
   /** Patches a job; NotFoundError when there is none. */
   updateJob(id: string, patch: JobPatch): void {
     const result = this.patch.run({ ...patchParams(patch), id, now: this.ctx.clock.now() });
+    if (result.changes !== 1) throw new NotFoundError('job', id);
+  }
+
+  /** Replaces a job's input. */
+  setJobInput(id: string, input: Json): void {
+    const result = this.setInput.run(toJson(input), this.ctx.clock.now(), id);
     if (result.changes !== 1) throw new NotFoundError('job', id);
   }
 
