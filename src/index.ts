@@ -28,6 +28,14 @@ export type { CreatedQueue, QueueStartOptions, Queues, QueueView } from './clien
 export type { CreatedSchedule, Schedules, ScheduleView } from './client/schedules.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
 export * from './core/errors.js';
+export {
+  type CheckedQueue,
+  DEFAULT_AGING_MS,
+  type QueueSpec,
+  type RateSpec,
+  THROTTLE_POLICIES,
+  type ThrottlePolicy,
+} from './core/queue-rules.js';
 export type { FlowState, TaskState } from './core/states.js';
 export {
   defineTask,
@@ -50,13 +58,7 @@ export {
 } from './engine/builder.js';
 export { type CompileOptions, compileWorkflow } from './engine/compiler.js';
 export type { CompiledActivity, CompiledWorkflow } from './engine/kinds/index.js';
-export {
-  type CheckedQueue,
-  DEFAULT_AGING_MS,
-  defineQueue,
-  type QueueDefinition,
-  type QueueSpec,
-} from './models/queue-spec.js';
+export { defineQueue, type QueueDefinition } from './models/queue-spec.js';
 export type { Firing, TickJob } from './models/schedule-fire.js';
 export {
   type CheckedSchedule,

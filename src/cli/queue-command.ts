@@ -2,7 +2,8 @@
  * `weft queue`: queues from the command line. A job started with `weft start --queue`
  * waits for a slot of its queue; workers admit it.
  *
- *     weft queue create <name> [--concurrency N] [--key-concurrency N] [--rate 20/2s] [--aging 1m]
+ *     weft queue create <name> [--concurrency N] [--key-concurrency N] [--rate 20/2s]
+ *                              [--key-rate 5/1m] [--throttle wait|drop] [--aging 1m]
  *     weft queue list               (also: weft queues)
  *     weft queue delete <name>
  */
@@ -10,8 +11,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Client } from '../client/client.js';
 import type { QueueView } from '../client/queues.js';
+import { THROTTLE_POLICIES } from '../core/queue-rules.js';
 import { parseDuration } from '../graph/durations.js';
 import { humanDuration } from '../models/view-time.js';
+import { oneOf } from './choice-option.js';
 import { type ClientFlags, clientAction, STORE_FLAGS, STORE_HELP } from './client-action.js';
 import { duration } from './duration-option.js';
 import { positiveWholeNumber } from './numeric-option.js';
@@ -21,6 +24,8 @@ interface CreateFlags extends ClientFlags {
   concurrency?: number;
   keyConcurrency?: number;
   rate?: { limit: number; periodMs: number };
+  keyRate?: { limit: number; periodMs: number };
+  throttle?: string;
   aging?: number;
 }
 
@@ -35,14 +40,17 @@ export function rateOption(value: string): { limit: number; periodMs: number } {
   return { limit, periodMs };
 }
 
-/** A queue's limits in words: `3 at once, 1 per key, 20 per 2s`. */
+/** A queue's limits in words: `3 at once, 1 per key, 20 per 2s, 5 per 1m per key, drops`. */
 function limits(q: QueueView): string {
+  const rate = (limit: number | null, periodMs: number | null) =>
+    limit === null || periodMs === null ? [] : [`${limit} per ${humanDuration(periodMs)}`];
+  const rated = q.rateLimit !== null || q.keyRateLimit !== null;
   const parts = [
     q.concurrency === null ? 'no limit at once' : `${q.concurrency} at once`,
     ...(q.keyConcurrency === null ? [] : [`${q.keyConcurrency} per key`]),
-    ...(q.rateLimit === null || q.ratePeriodMs === null
-      ? []
-      : [`${q.rateLimit} per ${humanDuration(q.ratePeriodMs)}`]),
+    ...rate(q.rateLimit, q.ratePeriodMs),
+    ...rate(q.keyRateLimit, q.keyRatePeriodMs).map((r) => `${r} per key`),
+    ...(rated && q.throttle === 'drop' ? ['drops starts over the rate'] : []),
   ];
   return parts.join(', ');
 }
@@ -113,6 +121,15 @@ export function registerQueueCommand(
       rateOption,
     )
     .option(
+      '--key-rate <n/duration>',
+      'most starts of one key per period, such as 5/1m; the excess of that key waits',
+      rateOption,
+    )
+    .option(
+      '--throttle <policy>',
+      'a start over a rate: wait (its turn; the default) or drop (refused with RATE_LIMITED)',
+    )
+    .option(
       '--aging <duration>',
       'a waiting job counts as one priority higher after this long, and again (default: 1m; 0: never)',
       duration,
@@ -127,6 +144,10 @@ export function registerQueueCommand(
             ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
             ...(flags.keyConcurrency !== undefined && { keyConcurrency: flags.keyConcurrency }),
             ...(flags.rate !== undefined && { rateLimit: flags.rate }),
+            ...(flags.keyRate !== undefined && { keyRateLimit: flags.keyRate }),
+            ...(flags.throttle !== undefined && {
+              throttle: oneOf(THROTTLE_POLICIES, flags.throttle, '--throttle'),
+            }),
             ...(flags.aging !== undefined && { agingMs: flags.aging }),
           },
           'cli',

@@ -13,10 +13,15 @@
  *   one busy key cannot starve the others;
  * - at most `rateLimit` starts per `ratePeriodMs`, by the generic cell rate algorithm:
  *   starts are spaced `ratePeriodMs / rateLimit` apart on average, with a burst of up to
- *   `rateLimit` at once; the excess waits (never dropped).
+ *   `rateLimit` at once; the excess waits. `keyRateLimit` per `keyRatePeriodMs` is the
+ *   same per key: a key past its rate sits out while the other keys go on. A queue whose
+ *   `throttle` is `drop` charges its rates when a start comes instead (`chargeRates`),
+ *   refusing the excess, and admits by slots alone.
+ *
+ * Each admission adds the waits of the jobs it admits to the queue's histogram.
  */
-import { QUEUED_STREAM } from './queue-rules.js';
-import type { QueueItem, QueueRecord } from './records.js';
+import { QUEUE_WAIT_BOUNDS_S, QUEUED_STREAM } from './queue-rules.js';
+import type { QueueItem, QueueRecord, QueueWaits } from './records.js';
 import type { StoreTx } from './store.js';
 
 /** How many waiting items one admission reads (per order: by priority, and oldest). */
@@ -28,35 +33,95 @@ export interface AdmissionPlan {
   admit: string[];
   /** The rate limiter's state after those starts. */
   rateTat: number;
+  /** The per-key rate limiters' state after them (keys no longer held back left out). */
+  keyTats: Record<string, number>;
   /** The key admitted last (the queue's as it was, when none was). */
   lastKey: string | null;
-  /** When the rate limit lets the next start through, when it held one back. */
+  /** The queue's waits with those of the jobs admitted added. */
+  waits: QueueWaits;
+  /** When a rate limit lets the next start through, when one held a start back. */
   rateWaitUntil?: number;
 }
 
-/** The limits of a queue the store has no row for: none. */
-const UNLIMITED: Pick<
+/** What an admission reads of a queue: its limits and its state. */
+export type AdmissionQueue = Pick<
   QueueRecord,
   | 'concurrency'
   | 'keyConcurrency'
   | 'rateLimit'
   | 'ratePeriodMs'
+  | 'keyRateLimit'
+  | 'keyRatePeriodMs'
+  | 'throttle'
   | 'agingMs'
   | 'rateTat'
+  | 'keyTats'
   | 'lastKey'
-> = {
+  | 'waits'
+>;
+
+/** The limits of a queue the store has no row for: none. */
+const UNLIMITED: AdmissionQueue = {
   concurrency: null,
   keyConcurrency: null,
   rateLimit: null,
   ratePeriodMs: null,
+  keyRateLimit: null,
+  keyRatePeriodMs: null,
+  throttle: 'wait',
   agingMs: 0,
   rateTat: 0,
+  keyTats: {},
   lastKey: null,
+  waits: { count: 0, sumMs: 0, buckets: [] },
 };
 
-/** Plans an admission at `now` (pure). */
+/**
+ * One start through a generic cell rate limiter of `limit` per `periodMs` whose state is
+ * `tat` (the theoretical arrival time of the next start): the state after it, or — when
+ * the limiter holds it back — when it would let it through. A start is allowed while the
+ * limiter is less than a period ahead of `now`: starts are spaced `periodMs / limit`
+ * apart on average, with a burst of up to `limit` at once.
+ */
+export function throughRate(
+  tat: number,
+  now: number,
+  limit: number,
+  periodMs: number,
+): { tat: number } | { waitUntil: number } {
+  const interval = periodMs / limit;
+  const start = Math.max(tat, now);
+  if (start + interval - now > periodMs)
+    return { waitUntil: Math.ceil(start + interval - periodMs) };
+  return { tat: start + interval };
+}
+
+/** The limiter states of `tats` still ahead of `now` (the others hold nothing back). */
+function liveTats(tats: Record<string, number>, now: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(tats).filter(([, tat]) => tat > now));
+}
+
+/** `waits` with the waits of `items`, admitted at `now`, added. */
+export function addWaits(waits: QueueWaits, items: readonly QueueItem[], now: number): QueueWaits {
+  if (items.length === 0) return waits;
+  const buckets = QUEUE_WAIT_BOUNDS_S.map((_, i) => waits.buckets[i] ?? 0);
+  let sumMs = waits.sumMs;
+  for (const item of items) {
+    const waited = Math.max(0, now - Math.max(item.enqueuedAt, item.availableAt));
+    sumMs += waited;
+    QUEUE_WAIT_BOUNDS_S.forEach((bound, i) => {
+      if (waited <= bound * 1000) buckets[i] = (buckets[i] ?? 0) + 1;
+    });
+  }
+  return { count: waits.count + items.length, sumMs, buckets };
+}
+
+/**
+ * Plans an admission at `now` (pure). A queue whose `throttle` is `drop` charged its
+ * rate limits when each start came (`chargeRates`), so its admission checks none.
+ */
 export function planAdmission(
-  queue: typeof UNLIMITED,
+  queue: AdmissionQueue,
   waiting: readonly QueueItem[],
   running: readonly { key: string; running: number }[],
   now: number,
@@ -67,8 +132,18 @@ export function planAdmission(
       ? Number.POSITIVE_INFINITY
       : queue.concurrency - [...perKey.values()].reduce((a, b) => a + b, 0);
   let tat = queue.rateTat;
-  const plan: AdmissionPlan = { admit: [], rateTat: tat, lastKey: queue.lastKey };
+  const keyTats = liveTats(queue.keyTats, now);
+  const plan: AdmissionPlan = {
+    admit: [],
+    rateTat: tat,
+    keyTats,
+    lastKey: queue.lastKey,
+    waits: queue.waits,
+  };
   if (free <= 0 || waiting.length === 0) return plan;
+  const holdUntil = (at: number) => {
+    plan.rateWaitUntil = Math.min(plan.rateWaitUntil ?? Number.POSITIVE_INFINITY, at);
+  };
   const effective = (item: QueueItem) =>
     queue.agingMs > 0
       ? item.priority - Math.floor((now - item.enqueuedAt) / queue.agingMs)
@@ -83,11 +158,11 @@ export function planAdmission(
     keys.set(item.key, line);
     line.push(item);
   }
-  const rate =
-    queue.rateLimit !== null && queue.ratePeriodMs !== null && queue.rateLimit > 0
-      ? { interval: queue.ratePeriodMs / queue.rateLimit, tolerance: queue.ratePeriodMs }
-      : undefined;
-  for (const level of [...levels.keys()].sort((a, b) => a - b)) {
+  const charged = queue.throttle === 'drop';
+  const rate = !charged && queue.rateLimit !== null && queue.ratePeriodMs !== null;
+  const keyRate = !charged && queue.keyRateLimit !== null && queue.keyRatePeriodMs !== null;
+  const admitted: QueueItem[] = [];
+  levels: for (const level of [...levels.keys()].sort((a, b) => a - b)) {
     const keys = levels.get(level) as Map<string, QueueItem[]>;
     // Keys in name order, the turn starting after the key admitted last.
     const sorted = [...keys.keys()].sort();
@@ -103,19 +178,40 @@ export function planAdmission(
         const held = perKey.get(key) ?? 0;
         const line = keys.get(key) as QueueItem[];
         if (queue.keyConcurrency !== null && held >= queue.keyConcurrency) continue;
-        const item = line.shift();
-        if (!item) continue;
-        if (rate) {
-          const start = Math.max(tat, now);
-          // A start is allowed while the limiter is less than a period ahead of now.
-          if (start + rate.interval - now > rate.tolerance) {
-            plan.rateWaitUntil = Math.ceil(start + rate.interval - rate.tolerance);
-            plan.rateTat = tat;
-            return plan;
+        if (line.length === 0) continue;
+        let keyTat: number | undefined;
+        if (keyRate) {
+          // A key past its own rate sits this admission out; the other keys go on.
+          const through = throughRate(
+            keyTats[key] ?? 0,
+            now,
+            queue.keyRateLimit as number,
+            queue.keyRatePeriodMs as number,
+          );
+          if ('waitUntil' in through) {
+            holdUntil(through.waitUntil);
+            continue;
           }
-          tat = start + rate.interval;
+          keyTat = through.tat;
         }
+        if (rate) {
+          const through = throughRate(
+            tat,
+            now,
+            queue.rateLimit as number,
+            queue.ratePeriodMs as number,
+          );
+          if ('waitUntil' in through) {
+            // The queue's rate holds every key back.
+            holdUntil(through.waitUntil);
+            break levels;
+          }
+          tat = through.tat;
+        }
+        const item = line.shift() as QueueItem;
+        if (keyTat !== undefined) keyTats[key] = keyTat;
         plan.admit.push(item.job);
+        admitted.push(item);
         plan.lastKey = key;
         perKey.set(key, held + 1);
         free--;
@@ -126,7 +222,53 @@ export function planAdmission(
     if (free <= 0) break;
   }
   plan.rateTat = tat;
+  plan.waits = addWaits(queue.waits, admitted, now);
   return plan;
+}
+
+/**
+ * Charges a start of key `key` to `queue`'s rate limits at `now`, as a queue whose
+ * `throttle` is `drop` does when the start comes: the limiters' state after it, or — when
+ * a limit is reached — when the next start of that key would be let through.
+ */
+export function chargeRates(
+  queue: AdmissionQueue,
+  key: string,
+  now: number,
+): { rateTat: number; keyTats: Record<string, number> } | { retryAt: number; limit: string } {
+  let rateTat = queue.rateTat;
+  const keyTats = liveTats(queue.keyTats, now);
+  if (queue.rateLimit !== null && queue.ratePeriodMs !== null) {
+    const through = throughRate(rateTat, now, queue.rateLimit, queue.ratePeriodMs);
+    if ('waitUntil' in through) {
+      return {
+        retryAt: through.waitUntil,
+        limit: `${queue.rateLimit} per ${queue.ratePeriodMs} ms`,
+      };
+    }
+    rateTat = through.tat;
+  }
+  if (queue.keyRateLimit !== null && queue.keyRatePeriodMs !== null) {
+    const through = throughRate(keyTats[key] ?? 0, now, queue.keyRateLimit, queue.keyRatePeriodMs);
+    if ('waitUntil' in through) {
+      return {
+        retryAt: through.waitUntil,
+        limit: `${queue.keyRateLimit} per ${queue.keyRatePeriodMs} ms for key ${JSON.stringify(key)}`,
+      };
+    }
+    keyTats[key] = through.tat;
+  }
+  return { rateTat, keyTats };
+}
+
+/** Whether a plan changed the queue's state (so its row is written). */
+export function changesQueue(queue: AdmissionQueue, plan: AdmissionPlan): boolean {
+  return (
+    plan.admit.length > 0 ||
+    plan.rateTat !== queue.rateTat ||
+    plan.lastKey !== queue.lastKey ||
+    JSON.stringify(plan.keyTats) !== JSON.stringify(queue.keyTats)
+  );
 }
 
 /** What `admitQueue` did. */
@@ -152,11 +294,21 @@ export async function admitQueue(tx: StoreTx, name: string, now: number): Promis
     await tx.admitItems(plan.admit, now);
     for (const job of plan.admit) await tx.unparkMessages(job, QUEUED_STREAM);
   }
-  if (queue && (plan.rateTat !== queue.rateTat || plan.lastKey !== queue.lastKey)) {
-    await tx.putQueue({ ...queue, rateTat: plan.rateTat, lastKey: plan.lastKey, updatedAt: now });
-  }
+  if (queue && changesQueue(queue, plan)) await tx.putQueue(withPlan(queue, plan, now));
   return {
     admitted: plan.admit,
     ...(plan.rateWaitUntil !== undefined && { rateWaitUntil: plan.rateWaitUntil }),
+  };
+}
+
+/** `queue` with the state `plan` leaves it in. */
+export function withPlan(queue: QueueRecord, plan: AdmissionPlan, now: number): QueueRecord {
+  return {
+    ...queue,
+    rateTat: plan.rateTat,
+    keyTats: plan.keyTats,
+    lastKey: plan.lastKey,
+    waits: plan.waits,
+    updatedAt: now,
   };
 }

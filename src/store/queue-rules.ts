@@ -16,3 +16,11 @@ export function mergeWaiting(byPriority: QueueItem[], oldest: QueueItem[]): Queu
   for (const item of [...byPriority, ...oldest]) seen.set(item.job, item);
   return [...seen.values()].sort((a, b) => a.seq - b.seq);
 }
+
+/**
+ * The upper bounds (seconds) of the histogram of queue waits (`QueueRecord.waits`,
+ * `/metrics`'s `weft_queue_wait_seconds`): from 10 ms to an hour.
+ */
+export const QUEUE_WAIT_BOUNDS_S: readonly number[] = [
+  0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600,
+];

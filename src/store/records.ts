@@ -408,14 +408,37 @@ export interface QueueRecord {
    * one more for each such time again: what keeps low priorities from starving.
    */
   agingMs: number;
+  /** Most jobs of one key started per `keyRatePeriodMs` (null: no limit). */
+  keyRateLimit: number | null;
+  keyRatePeriodMs: number | null;
+  /**
+   * What a start beyond a rate limit does: `wait` for its turn (the default), or `drop`:
+   * the start is refused (`RATE_LIMITED`) and nothing is stored.
+   */
+  throttle: QueueThrottle;
   /** The rate limiter's state: the theoretical arrival time of the next start (epoch ms). */
   rateTat: number;
+  /** The per-key rate limiter's state, by key: only keys whose next start is still held back. */
+  keyTats: Record<string, number>;
   /** The key admitted last: the next admission's turn starts after it (round-robin). */
   lastKey: string | null;
+  /** How long its admitted jobs waited, counted as they are admitted. */
+  waits: QueueWaits;
   /** Who declared it: `cli`, `code`, `file` or `api`. */
   source: string;
   createdAt: number;
   updatedAt: number;
+}
+
+/** What a start beyond a queue's rate limit does. */
+export type QueueThrottle = 'wait' | 'drop';
+
+/** A queue's admitted jobs' waits: a count, a sum and a cumulative histogram. */
+export interface QueueWaits {
+  count: number;
+  sumMs: number;
+  /** Per bound of `QUEUE_WAIT_BOUNDS_S` (store/queue-rules.ts): how many waited at most that long. */
+  buckets: number[];
 }
 
 /** A job waiting in a queue or running on its slot (`enqueue`). */

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
+import { ConflictError } from '../../../src/core/errors.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { defineQueue } from '../../../src/models/queue-spec.js';
@@ -185,6 +186,44 @@ describe('queues', () => {
     const starts = runs.map((r) => r.start).sort((a, b) => a - b);
     // 4 at once, then one every 250 ms: the 10th no sooner than 1.5 s after the first.
     expect((starts[9] as number) - (starts[0] as number)).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('spaces one key by its own rate while the other keys go on', async () => {
+    await client.queues.create({ name: 'per-key', keyRateLimit: { limit: 2, periodMs: 1000 } });
+    holdMs = 1;
+    await startWorkers(1);
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push((await startOn('per-key', `a${i}`, 'a')).id);
+    ids.push((await startOn('per-key', 'b0', 'b')).id);
+    await allDone(ids);
+    const startOf = (name: string) => runs.find((r) => r.name === name)?.start as number;
+    // Key a: 2 at once, then one every 500 ms — a5 no sooner than 2 s after a0. Key b is
+    // not held behind a's line.
+    expect(startOf('a5') - startOf('a0')).toBeGreaterThanOrEqual(1900);
+    expect(startOf('b0') - startOf('a0')).toBeLessThan(1000);
+    const view = await client.queues.get('per-key');
+    expect(view.waits.count).toBe(7);
+  });
+
+  it('throttle drop: a start over the rate is refused with RATE_LIMITED and stores nothing', async () => {
+    await client.queues.create({
+      name: 'webhooks',
+      rateLimit: { limit: 3, periodMs: 60_000 },
+      throttle: 'drop',
+    });
+    holdMs = 1;
+    await startWorkers(1);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await startOn('webhooks', `w${i}`)).id);
+    const refused = await startOn('webhooks', 'w3').catch((e) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.code).toBe('RATE_LIMITED');
+    expect(refused.message).toMatch(
+      /^queue webhooks is at its rate limit \(3 per 60000 ms\) and drops what comes over it: try again from \d{4}-.*Z$/,
+    );
+    await allDone(ids);
+    expect((await store.listJobs({ workflow: 'work' })).length).toBe(3);
+    expect(runs.map((r) => r.name).sort()).toEqual(['w0', 'w1', 'w2']);
   });
 
   it('a job cancelled while it waits leaves the line; its status says where it waits', async () => {

@@ -4,7 +4,14 @@
  * An item is deleted when its job ends (ops/jobs.ts's move), freeing its slot.
  */
 import { mergeWaiting, QUEUED_STREAM } from '../../queue-rules.js';
-import type { NewQueueItem, QueueItem, QueueKeyCount, QueueRecord } from '../../records.js';
+import type {
+  NewQueueItem,
+  QueueItem,
+  QueueKeyCount,
+  QueueRecord,
+  QueueThrottle,
+  QueueWaits,
+} from '../../records.js';
 import { type Db, sql } from './context.js';
 
 type Num = string | number;
@@ -18,8 +25,13 @@ interface QueueRow {
   rate_limit: number | null;
   rate_period_ms: Num | null;
   aging_ms: Num;
+  key_rate_limit: number | null;
+  key_rate_period_ms: Num | null;
+  throttle: string;
   rate_tat: Num;
+  key_tats: Record<string, number>;
   last_key: string | null;
+  waits: QueueWaits;
   source: string;
   created_at: Num;
   updated_at: Num;
@@ -45,8 +57,13 @@ function toQueue(row: QueueRow): QueueRecord {
     rateLimit: row.rate_limit,
     ratePeriodMs: numOrNull(row.rate_period_ms),
     agingMs: num(row.aging_ms),
+    keyRateLimit: row.key_rate_limit,
+    keyRatePeriodMs: numOrNull(row.key_rate_period_ms),
+    throttle: row.throttle as QueueThrottle,
     rateTat: num(row.rate_tat),
+    keyTats: row.key_tats,
     lastKey: row.last_key,
+    waits: row.waits,
     source: row.source,
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
@@ -70,13 +87,16 @@ function toItem(row: ItemRow): QueueItem {
 const PUT = sql(
   'queue_put',
   `INSERT INTO weft_queues (name, concurrency, key_concurrency, rate_limit, rate_period_ms,
-     aging_ms, rate_tat, last_key, source, created_at, updated_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     aging_ms, key_rate_limit, key_rate_period_ms, throttle, rate_tat, key_tats, last_key,
+     waits, source, created_at, updated_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13::jsonb, $14, $15, $16)
    ON CONFLICT (name) DO UPDATE SET concurrency = EXCLUDED.concurrency,
      key_concurrency = EXCLUDED.key_concurrency, rate_limit = EXCLUDED.rate_limit,
      rate_period_ms = EXCLUDED.rate_period_ms, aging_ms = EXCLUDED.aging_ms,
-     rate_tat = EXCLUDED.rate_tat, last_key = EXCLUDED.last_key, source = EXCLUDED.source, created_at = EXCLUDED.created_at,
-     updated_at = EXCLUDED.updated_at`,
+     key_rate_limit = EXCLUDED.key_rate_limit, key_rate_period_ms = EXCLUDED.key_rate_period_ms,
+     throttle = EXCLUDED.throttle, rate_tat = EXCLUDED.rate_tat, key_tats = EXCLUDED.key_tats,
+     last_key = EXCLUDED.last_key, waits = EXCLUDED.waits, source = EXCLUDED.source,
+     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
 );
 const GET = sql('queue_get', 'SELECT * FROM weft_queues WHERE name = $1');
 const LOCK = sql('queue_lock', 'SELECT * FROM weft_queues WHERE name = $1 FOR UPDATE');
@@ -136,8 +156,13 @@ export const queues = {
       q.rateLimit,
       q.ratePeriodMs,
       q.agingMs,
+      q.keyRateLimit,
+      q.keyRatePeriodMs,
+      q.throttle,
       q.rateTat,
+      JSON.stringify(q.keyTats),
       q.lastKey,
+      JSON.stringify(q.waits),
       q.source,
       q.createdAt,
       q.updatedAt,

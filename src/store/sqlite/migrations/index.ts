@@ -17,6 +17,7 @@ import { schedules } from './0010-schedules.js';
 import { queues } from './0011-queues.js';
 import { idempotency } from './0012-idempotency.js';
 import { debounce } from './0013-debounce.js';
+import { queueLimits } from './0014-queue-limits.js';
 
 /** Every SQLite migration, oldest first. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -33,4 +34,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   queues,
   idempotency,
   debounce,
+  queueLimits,
 ];

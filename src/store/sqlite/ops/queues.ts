@@ -4,7 +4,13 @@
  */
 
 import { mergeWaiting, QUEUED_STREAM } from '../../queue-rules.js';
-import type { NewQueueItem, QueueItem, QueueKeyCount, QueueRecord } from '../../records.js';
+import type {
+  NewQueueItem,
+  QueueItem,
+  QueueKeyCount,
+  QueueRecord,
+  QueueThrottle,
+} from '../../records.js';
 import type { OpsContext, Statement } from './context.js';
 
 interface QueueRow {
@@ -14,8 +20,13 @@ interface QueueRow {
   rate_limit: number | null;
   rate_period_ms: number | null;
   aging_ms: number;
+  key_rate_limit: number | null;
+  key_rate_period_ms: number | null;
+  throttle: string;
   rate_tat: number;
+  key_tats: string;
   last_key: string | null;
+  waits: string;
   source: string;
   created_at: number;
   updated_at: number;
@@ -41,8 +52,13 @@ function toQueue(row: QueueRow): QueueRecord {
     rateLimit: row.rate_limit,
     ratePeriodMs: row.rate_period_ms,
     agingMs: row.aging_ms,
+    keyRateLimit: row.key_rate_limit,
+    keyRatePeriodMs: row.key_rate_period_ms,
+    throttle: row.throttle as QueueThrottle,
     rateTat: row.rate_tat,
+    keyTats: JSON.parse(row.key_tats),
     lastKey: row.last_key,
+    waits: JSON.parse(row.waits),
     source: row.source,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -87,9 +103,11 @@ export class SqliteQueues {
     const p = (sql: string) => ctx.db.prepare(sql);
     this.s = {
       put: p(`INSERT OR REPLACE INTO weft_queues (name, concurrency, key_concurrency, rate_limit,
-          rate_period_ms, aging_ms, rate_tat, last_key, source, created_at, updated_at)
+          rate_period_ms, aging_ms, key_rate_limit, key_rate_period_ms, throttle, rate_tat,
+          key_tats, last_key, waits, source, created_at, updated_at)
         VALUES (@name, @concurrency, @key_concurrency, @rate_limit, @rate_period_ms, @aging_ms,
-          @rate_tat, @last_key, @source, @created_at, @updated_at)`),
+          @key_rate_limit, @key_rate_period_ms, @throttle, @rate_tat, @key_tats, @last_key,
+          @waits, @source, @created_at, @updated_at)`),
       get: p('SELECT * FROM weft_queues WHERE name = ?'),
       all: p('SELECT * FROM weft_queues ORDER BY name'),
       remove: p('DELETE FROM weft_queues WHERE name = ?'),
@@ -125,8 +143,13 @@ export class SqliteQueues {
       rate_limit: q.rateLimit,
       rate_period_ms: q.ratePeriodMs,
       aging_ms: q.agingMs,
+      key_rate_limit: q.keyRateLimit,
+      key_rate_period_ms: q.keyRatePeriodMs,
+      throttle: q.throttle,
       rate_tat: q.rateTat,
+      key_tats: JSON.stringify(q.keyTats),
       last_key: q.lastKey,
+      waits: JSON.stringify(q.waits),
       source: q.source,
       created_at: q.createdAt,
       updated_at: q.updatedAt,
