@@ -164,4 +164,54 @@ describe('the HTTP API parts', () => {
     expect(text).toContain('weft_queue_oldest_wait_seconds{queue="charges"} 6\n');
     expect(text).toContain('weft_queue_oldest_wait_seconds{queue="idle"} 0\n');
   });
+
+  it("writes each queue's wait histogram, rate-limited delay and keys held by their rate", () => {
+    const record = {
+      name: 'charges',
+      concurrency: null,
+      keyConcurrency: null,
+      rateLimit: 20,
+      ratePeriodMs: 2000,
+      keyRateLimit: 1,
+      keyRatePeriodMs: 1000,
+      throttle: 'wait' as const,
+      agingMs: 60_000,
+      // 20 per 2 s: the limiter 2.5 s ahead holds the next start back 0.6 s.
+      rateTat: 12_500,
+      keyTats: { a: 11_000, b: 10_000, c: 9_000 },
+      lastKey: null,
+      waits: { count: 3, sumMs: 2_040, buckets: [1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3] },
+      source: 'cli',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const text = metricsText(
+      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
+      { steps: 0, handlerRuns: 0 },
+      10_000,
+      [],
+      [],
+      [record],
+    );
+    // A queue with nothing in it now is listed all the same.
+    expect(text).toContain('weft_queue_depth{queue="charges"} 0\n');
+    expect(text).toContain('weft_queue_rate_limited_delay_seconds{queue="charges"} 0.6\n');
+    // At 1 per second a key is held until its limiter: a (1 s ahead) is; b and c are not.
+    expect(text).toContain('weft_queue_rate_limited_keys{queue="charges"} 1\n');
+    expect(text).toContain(
+      [
+        '# TYPE weft_queue_wait_seconds histogram',
+        'weft_queue_wait_seconds_bucket{queue="charges",le="0.01"} 1',
+        'weft_queue_wait_seconds_bucket{queue="charges",le="0.05"} 2',
+      ].join('\n'),
+    );
+    expect(text).toContain(
+      [
+        'weft_queue_wait_seconds_bucket{queue="charges",le="3600"} 3',
+        'weft_queue_wait_seconds_bucket{queue="charges",le="+Inf"} 3',
+        'weft_queue_wait_seconds_sum{queue="charges"} 2.04',
+        'weft_queue_wait_seconds_count{queue="charges"} 3',
+      ].join('\n'),
+    );
+  });
 });

@@ -3,20 +3,23 @@
  * the API wants one — 503 `{ ok: false, store, error: <code> }` otherwise) and
  * `GET /metrics` in the Prometheus text format: jobs by state, steps and handler runs
  * (totals, and per second since the previous scrape), stream depths, held messages and
- * expired leases per stream, dead letters per stream, each queue's running and waiting
- * jobs and longest wait, and each cron schedule's runs, skipped ticks, pause and next tick.
+ * expired leases per stream, dead letters per stream, each queue's series
+ * (queue-metrics.ts), and each cron schedule's runs, skipped ticks, pause and next tick.
  */
 import { Hono } from 'hono';
 import { WeftError } from '../../core/errors.js';
 import { FLOW_STATES } from '../../core/states.js';
 import { DURABLE_STREAM } from '../../durable/durable-messages.js';
 import { ENGINE_STREAM } from '../../engine/messages.js';
-import type { QueueKeyCount, ScheduleRecord, StoreStats } from '../../store/records.js';
+import type {
+  QueueKeyCount,
+  QueueRecord,
+  ScheduleRecord,
+  StoreStats,
+} from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { RETRY_AFTER_SECONDS } from './api-errors.js';
-
-const labelValue = (v: string) =>
-  v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+import { labelValue, queueMetricLines } from './queue-metrics.js';
 
 /** The Prometheus text of a store's numbers; `rates` are per second since the last scrape. */
 export function metricsText(
@@ -25,6 +28,7 @@ export function metricsText(
   now: number,
   schedules: readonly ScheduleRecord[] = [],
   queues: readonly QueueKeyCount[] = [],
+  queueRecords: readonly QueueRecord[] = [],
 ): string {
   const lines: string[] = [];
   const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
@@ -85,39 +89,7 @@ export function metricsText(
     'Dead letters by the stream they came from.',
     per((s) => s.deadLetters),
   );
-  if (queues.length > 0) {
-    const byQueue = new Map<string, { running: number; waiting: number; oldest: number | null }>();
-    for (const k of queues) {
-      const q = byQueue.get(k.queue) ?? { running: 0, waiting: 0, oldest: null };
-      q.running += k.running;
-      q.waiting += k.waiting;
-      if (k.oldestWaiting !== null)
-        q.oldest = Math.min(q.oldest ?? k.oldestWaiting, k.oldestWaiting);
-      byQueue.set(k.queue, q);
-    }
-    const each = (
-      pick: (q: { running: number; waiting: number; oldest: number | null }) => number,
-    ) =>
-      [...byQueue].map(([name, q]): [string, number] => [`{queue="${labelValue(name)}"}`, pick(q)]);
-    metric(
-      'weft_queue_running',
-      'gauge',
-      'Jobs holding a slot of each queue.',
-      each((q) => q.running),
-    );
-    metric(
-      'weft_queue_depth',
-      'gauge',
-      'Jobs waiting in each queue for a slot.',
-      each((q) => q.waiting),
-    );
-    metric(
-      'weft_queue_oldest_wait_seconds',
-      'gauge',
-      "How long each queue's longest-waiting job has waited (0: none waits).",
-      each((q) => (q.oldest === null ? 0 : Math.max(0, (now - q.oldest) / 1000))),
-    );
-  }
+  lines.push(...queueMetricLines(queueRecords, queues, now));
   if (schedules.length > 0) {
     const each = (pick: (s: ScheduleRecord) => number) =>
       schedules.map((s): [string, number] => [`{schedule="${labelValue(s.name)}"}`, pick(s)]);
@@ -184,8 +156,12 @@ export function healthRoutes(
       handlerRuns: rate(stats.handlerRuns, previous?.handlerRuns ?? 0),
     };
     previous = { at, steps: stats.steps, handlerRuns: stats.handlerRuns };
-    const [schedules, queues] = await Promise.all([store.listSchedules(), store.queueCounts()]);
-    return c.text(metricsText(stats, rates, at, schedules, queues), 200, {
+    const [schedules, queues, queueRecords] = await Promise.all([
+      store.listSchedules(),
+      store.queueCounts(),
+      store.listQueues(),
+    ]);
+    return c.text(metricsText(stats, rates, at, schedules, queues, queueRecords), 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     });
   });
