@@ -7,6 +7,14 @@ function limits(q) {
   const parts = [q.concurrency === null ? 'no limit at once' : `${q.concurrency} at once`];
   if (q.keyConcurrency !== null) parts.push(`${q.keyConcurrency} per key`);
   if (q.rateLimit !== null) parts.push(`${q.rateLimit} per ${q.ratePeriodMs / 1000} s`);
+  if (q.keyRateLimit !== null) {
+    parts.push(`${q.keyRateLimit} per ${q.keyRatePeriodMs / 1000} s per key`);
+  }
+  if ((q.rateLimit !== null || q.keyRateLimit !== null) && q.throttle === 'drop') {
+    parts.push('drops starts over the rate');
+  }
+  if (q.waits.count > 0)
+    parts.push(`mean wait ${(q.waits.sumMs / q.waits.count / 1000).toFixed(2)} s`);
   return parts.join(', ');
 }
 
