@@ -560,6 +560,7 @@ function describeDeployment(d: Deployment): string {
         : `schedule ${s.name} ${s.status}${next}`,
     );
   }
+  if (d.queue) lines.push(`queue ${d.queue.name} ${d.queue.status}`);
   return lines.join('\n');
 }
 

@@ -34,7 +34,14 @@ import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
-import { checkQueueStart, enqueueStart, type QueueStartOptions, Queues } from './queues.js';
+import {
+  type CreatedQueue,
+  checkQueueStart,
+  enqueueStart,
+  fileQueueStart,
+  type QueueStartOptions,
+  Queues,
+} from './queues.js';
 import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
@@ -144,6 +151,8 @@ export interface Deployment extends DefinitionRecord {
   previousVersion?: number;
   /** The file's schedules as the deploy left them, and those it deleted (when there were any). */
   schedules?: FileScheduleOutcome[];
+  /** The queue the file's `queue:` declared, when it gave limits, as the deploy left it. */
+  queue?: CreatedQueue;
 }
 
 /** Which entries `Client.history` reads. */
@@ -162,7 +171,14 @@ const DEPLOY_ATTEMPTS = 5;
 
 /** A compiled workflow's content, apart from its version number and the path it came from. */
 function graphContent(definition: CompiledWorkflow): string {
-  const { version: _v, pinnedVersion: _p, source: _s, schedules: _c, ...content } = definition;
+  const {
+    version: _v,
+    pinnedVersion: _p,
+    source: _s,
+    schedules: _c,
+    queueDeclaration: _q,
+    ...content
+  } = definition;
   return canonicalJson(content as never);
 }
 
@@ -200,10 +216,17 @@ export class Client {
    * they started on; new jobs start on the newest.
    */
   async deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<Deployment> {
-    const { schedules, ...definition } = compiled;
+    const { schedules, queueDeclaration, ...definition } = compiled;
     const deployment = await this.deployDefinition(definition, source);
     const declared = await this.schedules.declareFromFile(compiled.workflow, schedules ?? []);
-    return declared.length > 0 ? { ...deployment, schedules: declared } : deployment;
+    const queue = queueDeclaration
+      ? await this.queues.create({ ...queueDeclaration, kind: 'queue' as const }, 'file')
+      : undefined;
+    return {
+      ...deployment,
+      ...(declared.length > 0 && { schedules: declared }),
+      ...(queue && { queue }),
+    };
   }
 
   /** Stores the definition (without its schedules) as {@link deploy} says. */
@@ -290,13 +313,29 @@ export class Client {
       );
     }
     const startAt = delayedStart(options, this.clock.now());
-    const debounce = checkDebounce(options);
-    const queue = await checkQueueStart(this.store, options);
+    checkDebounce(options);
     const keyed = checkIdempotency(options);
     const record = await this.store.getDefinition(workflow, options.version);
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
     }
+    // A start that names no queue waits in its workflow's (a file's `queue:`), if it has one.
+    const fileQueue =
+      options.queue === undefined && record?.model === 'graph'
+        ? (record.definition as unknown as CompiledWorkflow).queue
+        : undefined;
+    const queueOptions = fileQueue
+      ? await fileQueueStart(
+          workflow,
+          fileQueue,
+          (input ?? null) as Json,
+          options,
+          this.clock.now(),
+        )
+      : options;
+    const queue = await checkQueueStart(this.store, queueOptions);
+    // Checked again with the queue a workflow file names: a trailing debounce takes none.
+    const debounce = checkDebounce({ ...options, queue: queueOptions.queue });
     const model = this.models.ofDefinition(record);
     const id = options.id ?? this.newId();
     const request = {
@@ -338,7 +377,7 @@ export class Client {
       // A new job on a queue takes a free slot, or waits in line, its first step parked.
       if (queue && started.created) {
         const now = this.clock.now();
-        await enqueueStart(tx, id, { ...options, queue: queue.name }, startAt ?? now, now);
+        await enqueueStart(tx, id, { ...queueOptions, queue: queue.name }, startAt ?? now, now);
       }
       return started;
     });

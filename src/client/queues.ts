@@ -3,8 +3,13 @@
  * queues; and the part of a start that puts its job in one (`enqueueStart`). Workers
  * admit waiting jobs as slots free (store/queue-admission.ts).
  */
+import { canonicalJson } from '../core/canonical-json.js';
 import type { Clock } from '../core/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.js';
+import { sharedSandbox } from '../engine/expression-sandbox.js';
+import type { WorkflowQueue } from '../graph/compiled-workflow.js';
+import { isCheapExpression } from '../graph/expression-cost.js';
+import { evaluateExpression } from '../graph/expressions.js';
 import {
   type CheckedQueue,
   checkQueue,
@@ -16,7 +21,7 @@ import {
 import { retryingConflicts } from '../store/conflict-retry.js';
 import { chargeRates, planAdmission, withPlan } from '../store/queue-admission.js';
 import { QUEUED_STREAM } from '../store/queue-rules.js';
-import type { NewQueueItem, QueueKeyCount, QueueRecord } from '../store/records.js';
+import type { Json, NewQueueItem, QueueKeyCount, QueueRecord } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
@@ -40,6 +45,37 @@ export interface QueueStartOptions {
   key?: string;
   /** Lower runs first (default 0); whole numbers from -1000000 to 1000000. */
   priority?: number;
+}
+
+/**
+ * The queue options of a start of a workflow whose file names a queue (`queue:`), when
+ * the start names none: the file's queue, the key its expression gives over the input
+ * (a start's own `key` wins; `null` is no key; anything not a string is its JSON text),
+ * and the file's priority (a start's own wins). The expression runs before the start's
+ * transaction: inline when it is provably cheap, else in the expression sandbox.
+ */
+export async function fileQueueStart(
+  workflow: string,
+  fileQueue: WorkflowQueue,
+  input: Json,
+  options: QueueStartOptions,
+  now: number,
+): Promise<QueueStartOptions> {
+  let key = options.key;
+  if (key === undefined && fileQueue.key !== undefined) {
+    const where = `workflow ${workflow} queue.key`;
+    const data = { input };
+    const value = isCheapExpression(fileQueue.key)
+      ? await evaluateExpression(fileQueue.key, data, where, { now })
+      : await sharedSandbox().evaluate(fileQueue.key, data, where, now);
+    if (value !== null) key = typeof value === 'string' ? value : canonicalJson(value);
+  }
+  const priority = options.priority ?? fileQueue.priority;
+  return {
+    queue: fileQueue.name,
+    ...(key !== undefined && { key }),
+    ...(priority !== undefined && { priority }),
+  };
 }
 
 /** Checks a start's queue options against the store; the queue's record, or undefined with none. */

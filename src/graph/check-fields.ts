@@ -37,9 +37,12 @@ export function checkExpression(
   for (const { name, position } of expressionRoots(expression.ast())) {
     if (name === 'input' || ids.has(name)) continue;
     const at = position !== undefined ? ` at position ${position - name.length}` : '';
+    const known = [...ids].sort();
     problems.add(
       path,
-      `${field}${at} reads ${JSON.stringify(name)}, which is neither \`input\` nor an activity id (${[...ids].sort().join(', ')})`,
+      known.length > 0
+        ? `${field}${at} reads ${JSON.stringify(name)}, which is neither \`input\` nor an activity id (${known.join(', ')})`
+        : `${field}${at} reads ${JSON.stringify(name)}; it can read only \`input\``,
     );
   }
 }

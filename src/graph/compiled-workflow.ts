@@ -10,6 +10,7 @@
  * kinds (`CompiledWorkflow<CompiledActivity>`).
  */
 
+import type { CheckedQueue } from '../core/queue-rules.js';
 import type { CheckedSchedule } from '../core/schedule-rules.js';
 
 /** What every compiled activity has, whatever its kind. */
@@ -94,6 +95,22 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
    * (they are not part of the definition's content: changing one stores no new version).
    */
   schedules?: CheckedSchedule[];
+  /** The file's `queue:`: where its jobs wait for a slot, unless a start names a queue. */
+  queue?: WorkflowQueue;
+  /**
+   * The queue's limits, when the file's `queue:` gives any: a deploy declares the queue
+   * with them (not part of the definition's content: changing one stores no new version).
+   */
+  queueDeclaration?: CheckedQueue;
   /** Where it came from (a file path), for messages. */
   source?: string;
+}
+
+/** A workflow's queue (the file's `queue:`). */
+export interface WorkflowQueue {
+  name: string;
+  /** JSONata over `{ input }`: a job's key for the queue's per-key limits. */
+  key?: string;
+  /** Its jobs' priority (default 0). */
+  priority?: number;
 }

@@ -10,6 +10,7 @@ import { WorkflowDefinitionError } from '../core/errors.js';
 import type { CheckedSchedule } from '../core/schedule-rules.js';
 import { checkFields } from './check-fields.js';
 import { checkGraph } from './check-graph.js';
+import { checkFileQueue, type FileQueue } from './check-queue.js';
 import { checkSchedules } from './check-schedules.js';
 import type {
   CompiledActivityBase,
@@ -84,6 +85,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     locate: Locate,
     scopeOf: ReadonlyMap<string, string>,
     schedules: CheckedSchedule[],
+    fileQueue: FileQueue,
     source?: string,
   ): CompiledWorkflow {
     const order = Object.keys(doc.activities).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -132,6 +134,8 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       ...(doc.on_failure === 'revert' && { onFailure: 'revert' as const }),
       ...(doc.timeout !== undefined && { timeoutMs: parseDuration(doc.timeout) ?? 0 }),
       ...(schedules.length > 0 && { schedules }),
+      ...(fileQueue.queue && { queue: fileQueue.queue }),
+      ...(fileQueue.declaration && { queueDeclaration: fileQueue.declaration }),
       ...(source !== undefined && { source }),
     };
   }
@@ -150,10 +154,11 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     checkGraph(draft, problems, kinds);
     checkFields(draft, flat.value, problems, kinds);
     const schedules = shape.success ? checkSchedules(shape.data, problems) : [];
+    const fileQueue = shape.success ? checkFileQueue(shape.data, problems) : {};
     if (problems.size > 0 || !shape.success) {
       throw new WorkflowDefinitionError(problems.items(), source);
     }
-    return build(shape.data, locate, flat.scopeOf, schedules, source);
+    return build(shape.data, locate, flat.scopeOf, schedules, fileQueue, source);
   }
 
   function compileWorkflow(definition: unknown, options: CompileOptions = {}): CompiledWorkflow {

@@ -41,3 +41,18 @@ export function parseDuration(value: unknown): number | undefined {
   if (!Number.isInteger(ms) || ms < 0 || ms > MAX_DURATION_MS) return undefined;
   return ms;
 }
+
+/** A rate as written in a file or on the command line: starts per duration (`20/2s`). */
+export const RATE_PATTERN = /^(\d+)\/(\d+(?:ms|s|m|h|d))$/;
+
+/** `20/2s` as `{ limit: 20, periodMs: 2000 }`; undefined when it is not a rate. */
+export function parseRate(value: unknown): { limit: number; periodMs: number } | undefined {
+  const match = typeof value === 'string' ? RATE_PATTERN.exec(value.trim()) : null;
+  if (!match) return undefined;
+  const limit = Number(match[1]);
+  const periodMs = parseDuration(match[2]);
+  if (!Number.isSafeInteger(limit) || limit < 1 || periodMs === undefined || periodMs < 1) {
+    return undefined;
+  }
+  return { limit, periodMs };
+}

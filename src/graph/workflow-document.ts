@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { OVERLAP_POLICIES, type OverlapPolicy } from '../core/schedule-rules.js';
-import { DURATION_HINT, DURATION_PATTERN, MAX_DURATION_MS } from './durations.js';
+import { DURATION_HINT, DURATION_PATTERN, MAX_DURATION_MS, RATE_PATTERN } from './durations.js';
 
 /** What a workflow id looks like: a letter or digit, then letters, digits, `_ . -`. */
 export const WORKFLOW_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -104,6 +104,50 @@ export const scheduleSchema = z
   })
   .meta({ description: 'A cron schedule: each tick starts one job of this workflow.' });
 
+/** A rate field: starts per duration. */
+const rate = z.string().regex(RATE_PATTERN, {
+  error: 'a rate is a number of starts per duration, such as 20/2s or 100/1m',
+});
+
+/** A file's `queue:`: the queue every job of the workflow waits in, unless its start names one. */
+export const workflowQueueSchema = z.union([
+  z.string().meta({ description: 'The name of a queue declared elsewhere (weft queue create).' }),
+  z
+    .strictObject({
+      name: z.string().meta({ description: "The queue's name." }),
+      key: expression.optional().meta({
+        description:
+          "JSONata over the job's `input`: its key for the queue's per-key limits (default: no key). A start's own key wins.",
+      }),
+      priority: z.number().int().min(-1_000_000).max(1_000_000).optional().meta({
+        description: "Its jobs' priority, lower first (default 0). A start's own priority wins.",
+      }),
+      concurrency: z.number().int().min(1).max(1_000_000).optional().meta({
+        description:
+          'Declares the queue with this limit: at most this many of its jobs running at once. Any limit given here makes a deploy declare (or update) the queue.',
+      }),
+      key_concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000)
+        .optional()
+        .meta({ description: 'At most this many jobs of one key running at once.' }),
+      rate: rate.optional().meta({ description: 'At most this many starts per period (20/2s).' }),
+      key_rate: rate
+        .optional()
+        .meta({ description: 'At most this many starts of one key per period (5/1m).' }),
+      throttle: z.enum(['wait', 'drop']).optional().meta({
+        description:
+          'A start over a rate: wait for its turn (default), or drop: refused with RATE_LIMITED.',
+      }),
+      aging: duration.optional().meta({
+        description: 'A waiting job counts as one priority higher after this long (default 1m).',
+      }),
+    })
+    .meta({ description: 'A queue, its key and priority, and optionally its limits.' }),
+]);
+
 /** The whole file's schema, over the activity schema of the kinds the compiler knows. */
 export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
   return z
@@ -134,6 +178,10 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
       timeout: duration.optional().meta({
         description:
           'How long a job may run, from its start to its end (wall-clock, time suspended included). A job still running then ends FAILURE with a JobTimeoutError, and its child jobs end with it; no on: error path or revert runs. Default: no limit.',
+      }),
+      queue: workflowQueueSchema.optional().meta({
+        description:
+          'The queue its jobs wait in for a slot before their first step (unless a start names another).',
       }),
       schedules: z.array(scheduleSchema).optional().meta({
         description:

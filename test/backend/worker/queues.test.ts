@@ -143,6 +143,57 @@ describe('queues', () => {
     expect(await store.queueCounts()).toEqual([]);
   });
 
+  it("a workflow file's queue: a deploy declares it; starts naming none wait in it, keyed by its expression", async () => {
+    const file = [
+      WORK.replace('workflow: work', 'workflow: keyed'),
+      'queue:',
+      '  name: per-customer',
+      // Not provably cheap: the key runs in the expression sandbox.
+      '  key: "$substringBefore(input.key, \':\')"',
+      '  priority: 3',
+      '  concurrency: 2',
+      '  key_concurrency: 1',
+    ].join('\n');
+    const deployed = await client.deploy(compileWorkflow(file));
+    expect(deployed.queue).toMatchObject({
+      name: 'per-customer',
+      status: 'created',
+      source: 'file',
+    });
+    // A second deploy of the same file stores no new version and leaves the queue as it is.
+    const again = await client.deploy(compileWorkflow(file));
+    expect([again.status, again.queue?.status]).toEqual(['unchanged', 'unchanged']);
+    const ids = [];
+    for (const [i, key] of ['a:1', 'a:2', 'a:3', 'b:1', 'b:2', 'c:1'].entries()) {
+      ids.push((await client.start('keyed', { name: `k${i}`, key })).id);
+    }
+    expect(await store.getQueueItem(ids[1] as string)).toMatchObject({
+      queue: 'per-customer',
+      key: 'a',
+      priority: 3,
+      state: 'waiting',
+    });
+    // A start's own key and priority win over the file's.
+    const own = await client.start(
+      'keyed',
+      { name: 'own', key: 'z:1' },
+      { key: 'mine', priority: 0 },
+    );
+    expect(await store.getQueueItem(own.id)).toMatchObject({ key: 'mine', priority: 0 });
+    await startWorkers(2);
+    await allDone([...ids, own.id]);
+    expect(
+      overlaps(
+        runs
+          .filter((r) => r.name !== 'own')
+          .map((r) => ({ ...r, key: r.key.split(':')[0] as string })),
+      ),
+    ).toEqual({
+      most: 2,
+      mostPerKey: 1,
+    });
+  });
+
   it('runs lower priorities first, first in first out within one', async () => {
     await client.queues.create({ name: 'one', concurrency: 1 });
     const ids = [];
