@@ -47,6 +47,9 @@ export {
   type WaitForEventOptions,
   Workflow,
   type WorkflowDefinition,
+  type WorkflowOptions,
+  type WorkflowQueueOption,
+  withQueue,
 } from './durable/index.js';
 export type { Instance } from './durable/instance.js';
 export { readInstance } from './durable/stored-instance.js';

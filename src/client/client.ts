@@ -13,7 +13,7 @@ import {
 } from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
-import type { WorkflowDefinition } from '../durable/definitions.js';
+import { queuePlacement, type WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { readInstance } from '../durable/stored-instance.js';
 import { settledTransaction } from '../engine/expression-plan.js';
@@ -27,6 +27,7 @@ import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
 import { Models } from '../models/models.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
+import { enqueueStart } from '../store/queue-admission.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
@@ -37,7 +38,6 @@ import { type JobView, jobView } from './job-view.js';
 import {
   type CreatedQueue,
   checkQueueStart,
-  enqueueStart,
   fileQueueStart,
   type QueueStartOptions,
   Queues,
@@ -324,6 +324,11 @@ export class Client {
       options.queue === undefined && record?.model === 'graph'
         ? (record.definition as unknown as CompiledWorkflow).queue
         : undefined;
+    // Given a code-first definition, a start that names no queue waits in the definition's.
+    const defined =
+      options.queue === undefined && typeof definition !== 'string'
+        ? queuePlacement(definition, Array.isArray(input) ? input : [input ?? null])
+        : undefined;
     const queueOptions = fileQueue
       ? await fileQueueStart(
           workflow,
@@ -332,7 +337,13 @@ export class Client {
           options,
           this.clock.now(),
         )
-      : options;
+      : defined
+        ? {
+            ...defined,
+            ...(options.key !== undefined && { key: options.key }),
+            ...(options.priority !== undefined && { priority: options.priority }),
+          }
+        : options;
     const queue = await checkQueueStart(this.store, queueOptions);
     // Checked again with the queue a workflow file names: a trailing debounce takes none.
     const debounce = checkDebounce({ ...options, queue: queueOptions.queue });

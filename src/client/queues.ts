@@ -5,7 +5,7 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import type { Clock } from '../core/clock.js';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors.js';
+import { NotFoundError, ValidationError } from '../core/errors.js';
 import { sharedSandbox } from '../engine/expression-sandbox.js';
 import type { WorkflowQueue } from '../graph/compiled-workflow.js';
 import { isCheapExpression } from '../graph/expression-cost.js';
@@ -19,10 +19,8 @@ import {
   type QueueSpec,
 } from '../models/queue-spec.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
-import { chargeRates, planAdmission, withPlan } from '../store/queue-admission.js';
-import { QUEUED_STREAM } from '../store/queue-rules.js';
-import type { Json, NewQueueItem, QueueKeyCount, QueueRecord } from '../store/records.js';
-import type { Store, StoreTx } from '../store/store.js';
+import type { Json, QueueKeyCount, QueueRecord } from '../store/records.js';
+import type { Store } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
 export interface QueueView extends QueueRecord {
@@ -110,71 +108,6 @@ export async function checkQueueStart(
     );
   }
   return record;
-}
-
-/**
- * Puts a job just started in `tx` in its queue. A queue whose `throttle` is `drop`
- * charges the start to its rate limits first, and refuses it (a ConflictError,
- * `RATE_LIMITED`, naming when a start would be let through) when a limit is reached:
- * the transaction rolls back, so nothing of it is stored. When nothing waits in line
- * and the queue has room for it now (its limits and rate, planned as a worker's
- * admission would), it is admitted at once, in this transaction, and runs as any job: a
- * queue that does not limit costs a few statements, not a hop through a worker.
- * Otherwise its messages are parked until a worker admits it, and it waits in line with
- * its key and priority.
- */
-export async function enqueueStart(
-  tx: StoreTx,
-  job: string,
-  options: QueueStartOptions & { queue: string },
-  availableAt: number,
-  now: number,
-): Promise<void> {
-  const item = {
-    job,
-    queue: options.queue,
-    key: options.key ?? '',
-    priority: options.priority ?? 0,
-    availableAt,
-  };
-  const queue = await tx.lockQueue(item.queue);
-  const charged = queue?.throttle === 'drop' ? chargedQueue(queue, item.key, now) : queue;
-  if (availableAt <= now && charged && (await admitsAtOnce(tx, charged, item, now))) return;
-  if (charged && charged !== queue) await tx.putQueue(charged);
-  await tx.parkMessages(job, QUEUED_STREAM);
-  await tx.enqueue(item);
-}
-
-/** `queue` with a start of `key` charged to its rates; a ConflictError when a limit is reached. */
-function chargedQueue(queue: QueueRecord, key: string, now: number): QueueRecord {
-  const charge = chargeRates(queue, key, now);
-  if ('retryAt' in charge) {
-    throw new ConflictError(
-      `queue ${queue.name} is at its rate limit (${charge.limit}) and drops what comes over it: try again from ${new Date(charge.retryAt).toISOString()}`,
-      { code: 'RATE_LIMITED' },
-    );
-  }
-  return { ...queue, ...charge, updatedAt: now };
-}
-
-/**
- * Admits `item` in `tx` when the line is empty and `queue` (locked) has room; says
- * whether it did, having written the queue's state when it did.
- */
-async function admitsAtOnce(
-  tx: StoreTx,
-  queue: QueueRecord,
-  item: NewQueueItem,
-  now: number,
-): Promise<boolean> {
-  if ((await tx.waitingItems(item.queue, now, 1)).length > 0) return false;
-  const running = await tx.runningKeys(item.queue);
-  const waiting = { ...item, seq: 0, state: 'waiting' as const, enqueuedAt: now, admittedAt: null };
-  const plan = planAdmission(queue, [waiting], running, now);
-  if (plan.admit.length === 0) return false;
-  await tx.enqueue({ ...item, admittedAt: now });
-  await tx.putQueue(withPlan(queue, plan, now));
-  return true;
 }
 
 function viewOf(queue: QueueRecord, counts: readonly QueueKeyCount[]): QueueView {

@@ -54,9 +54,18 @@ export interface ScheduleTaskDecision extends WorkDecision {
   revert?: string;
 }
 
+/** (weft) Where a child job waits for a slot before its first decision. */
+export interface QueuePlacement {
+  queue: string;
+  key?: string;
+  priority?: number;
+}
+
 /** Start a child workflow (`name` is the workflow, `input` its arguments). */
 export interface ScheduleFlowDecision extends WorkDecision {
   type: 'scheduleFlow';
+  /** (weft) the queue it waits in, when its workflow or the call names one. */
+  queue?: QueuePlacement;
 }
 
 /** Start a wait: for an event, a duration (from the decision's trigger time), a date. */

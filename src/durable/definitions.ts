@@ -145,6 +145,8 @@ export interface WorkflowDefinition<A extends unknown[] = unknown[], O = unknown
   readonly onFailure?: 'revert';
   /** The job execution timeout of its instances, in ms (see {@link WorkflowOptions}). */
   readonly timeoutMs?: number;
+  /** The queue its instances wait in for a slot (see {@link WorkflowOptions}). */
+  readonly queue?: StoredQueueOption;
   /** Type carrier only; never set. */
   readonly signature?: { call(...input: A): O };
 }
@@ -184,8 +186,28 @@ function objectFactory(name: string, workflow: object): () => Workflow {
   };
 }
 
+/**
+ * The queue a code-first workflow's instances wait in for a slot before their first
+ * decision (a declared queue: `defineQueue`, `weft queue create`).
+ */
+export interface WorkflowQueueOption<A extends unknown[] = unknown[]> {
+  /** The queue's name. */
+  name: string;
+  /** Their key for the queue's per-key limits: a string, or made from their arguments. */
+  key?: string | ((...input: A) => string);
+  /** Their priority, lower first (default 0). */
+  priority?: number;
+}
+
+/** A {@link WorkflowQueueOption} as a definition keeps it, whatever its arguments. */
+export interface StoredQueueOption {
+  name: string;
+  key?: string | ((...input: never) => string);
+  priority?: number;
+}
+
 /** Options of a code-first workflow. */
-export interface WorkflowOptions {
+export interface WorkflowOptions<A extends unknown[] = unknown[]> {
   /** `revert` to revert finished tasks when the instance fails (default `fail`). */
   onFailure?: 'fail' | 'revert';
   /**
@@ -195,13 +217,19 @@ export interface WorkflowOptions {
    * `Client.start(…, { timeoutMs })` overrides it. Default: no limit.
    */
   timeoutMs?: number;
+  /**
+   * The queue its instances wait in for a slot before their first decision, whether a
+   * parent's `execute`/`dispatch` or a `Client.start` given this definition starts them
+   * (a start's own `queue` wins; see {@link withQueue} for one call's).
+   */
+  queue?: WorkflowQueueOption<A>;
 }
 
 /** Defines a workflow from a class extending {@link Workflow}. */
 export function defineWorkflow<C extends new () => Workflow & WorkflowMethods>(
   name: string,
   workflow: C,
-  options?: WorkflowOptions,
+  options?: WorkflowOptions<HandleArgs<InstanceType<C>>>,
 ): WorkflowDefinition<HandleArgs<InstanceType<C>>, HandleOutput<InstanceType<C>>>;
 /**
  * Defines a workflow from an object: `properties` holds its initial properties (they
@@ -213,7 +241,7 @@ export function defineWorkflow<
 >(
   name: string,
   workflow: { properties?: P } & M & ThisType<P & M & Workflow>,
-  options?: WorkflowOptions,
+  options?: WorkflowOptions<HandleArgs<M>>,
 ): WorkflowDefinition<HandleArgs<M>, HandleOutput<M>>;
 export function defineWorkflow(
   name: string,
@@ -241,6 +269,62 @@ export function defineWorkflow(
     create,
     ...(options.onFailure === 'revert' ? { onFailure: 'revert' as const } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.queue !== undefined ? { queue: checkQueueOption(options.queue, name) } : {}),
+  };
+}
+
+function checkQueueOption<A extends unknown[]>(
+  queue: WorkflowQueueOption<A>,
+  where: string,
+): StoredQueueOption {
+  if (typeof queue?.name !== 'string' || queue.name === '') {
+    throw new ValidationError('queue.name must name a queue', where);
+  }
+  if (queue.key !== undefined && typeof queue.key !== 'string' && typeof queue.key !== 'function') {
+    throw new ValidationError('queue.key must be a string or a function of the arguments', where);
+  }
+  if (
+    queue.priority !== undefined &&
+    (!Number.isInteger(queue.priority) || Math.abs(queue.priority) > 1_000_000)
+  ) {
+    throw new ValidationError(
+      `queue.priority ${JSON.stringify(queue.priority)} is not a whole number from -1000000 to 1000000`,
+      where,
+    );
+  }
+  return { ...queue } as StoredQueueOption;
+}
+
+/**
+ * `workflow` with its instances waiting in `queue` — for one `execute`/`dispatch` of
+ * it, or one `Client.start` — over the queue its definition names, if any.
+ */
+export function withQueue<A extends unknown[], O>(
+  workflow: WorkflowDefinition<A, O>,
+  queue: WorkflowQueueOption<A>,
+): WorkflowDefinition<A, O> {
+  return Object.freeze({ ...workflow, queue: checkQueueOption(queue, workflow.name) });
+}
+
+/** Where an instance of `workflow` started with `input` waits, by its definition's queue. */
+export function queuePlacement(
+  workflow: Pick<WorkflowDefinition<never[], unknown>, 'name' | 'queue'>,
+  input: readonly unknown[],
+): { queue: string; key?: string; priority?: number } | undefined {
+  const queue = workflow.queue;
+  if (!queue) return undefined;
+  const keyOf = queue.key as string | ((...args: readonly unknown[]) => unknown) | undefined;
+  const key = typeof keyOf === 'function' ? keyOf(...input) : keyOf;
+  if (key !== undefined && (typeof key !== 'string' || key.length > 200)) {
+    throw new ValidationError(
+      `queue.key gave ${JSON.stringify(key)}, not a string of at most 200 characters`,
+      workflow.name,
+    );
+  }
+  return {
+    queue: queue.name,
+    ...(key !== undefined && { key }),
+    ...(queue.priority !== undefined && { priority: queue.priority }),
   };
 }
 

@@ -50,6 +50,7 @@ import {
   suspendJob,
 } from '../engine/suspension.js';
 import { Issued } from '../store/issued.js';
+import { enqueueStart } from '../store/queue-admission.js';
 import type {
   ErrorRecord,
   JobRecord,
@@ -115,6 +116,11 @@ export interface DurableStart {
   timeoutMs?: number;
   /** A delayed start: epoch ms before which its first decision does not run. */
   startAt?: number;
+  /**
+   * It waits in a queue: its first decision is left to its message (which the queue
+   * parks until a slot admits it), never run in the start's transaction.
+   */
+  queued?: boolean;
 }
 
 /** Options of the runtime. */
@@ -191,6 +197,8 @@ export class DurableEngine {
     if (start.startAt !== undefined) {
       await tx.addCounter(startAtRef(start.id), 0n, BigInt(start.startAt));
       await this.delayFirstDecision(tx, result.job, writes.loaded, instance, start.startAt, line);
+    } else if (start.queued) {
+      await this.delayFirstDecision(tx, result.job, writes.loaded, instance, now, line);
     } else {
       await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [line]);
     }
@@ -703,12 +711,22 @@ export class DurableEngine {
         }
         case 'startChild':
           await this.scheduleWork(tx, job.id, effect.uuid);
-          await this.start(tx, {
-            id: effect.uuid,
-            workflow: effect.workflow,
-            input: effect.input,
-            parent: { job: job.id, uuid: effect.uuid },
-          });
+          if (
+            (
+              await this.start(tx, {
+                id: effect.uuid,
+                workflow: effect.workflow,
+                input: effect.input,
+                parent: { job: job.id, uuid: effect.uuid },
+                ...(effect.queue && { queued: true }),
+              })
+            ).created &&
+            effect.queue
+          ) {
+            // A child is never dropped by its queue's rate: it is charged, and waits.
+            const now = this.clock.now();
+            await enqueueStart(tx, effect.uuid, effect.queue, now, now, { drops: false });
+          }
           break;
         case 'startWait':
           if (effect.at !== undefined) {

@@ -4,6 +4,7 @@
  * (in the same transaction as saving the instance, or with the instance saved first).
  */
 import type { ErrorRecord, Json } from '../store/records.js';
+import type { QueuePlacement } from './decisions.js';
 import type { WorkClocks } from './task-message.js';
 
 /** Run a task on a worker; report onStart/onSuccess/onFailure/onTimeout with `uuid`. */
@@ -31,6 +32,8 @@ export interface StartChildEffect {
   branchKey: number;
   position: string;
   sync: boolean;
+  /** (weft) the queue the child waits in for a slot. */
+  queue?: QueuePlacement;
 }
 
 /** Start a wait's timer (when `at` is set); report `waitElapsed` with `uuid` when due. */

@@ -144,6 +144,7 @@ function apply(
         branchKey: d.branch_key,
         position: d.position,
         sync: d.sync,
+        ...(d.queue && { queue: d.queue }),
       });
       return null;
     case 'scheduleWait':

@@ -30,10 +30,12 @@ export type {
   WorkCalls,
   WorkflowDefinition,
   WorkflowMethods,
+  WorkflowOptions,
+  WorkflowQueueOption,
   WorkOutput,
   WorkOutputs,
 } from './definitions.js';
-export { defineTask, defineWorkflow } from './definitions.js';
+export { defineTask, defineWorkflow, withQueue } from './definitions.js';
 export type * from './effects.js';
 export type { EngineResult } from './engine-actions.js';
 export { receiveAction } from './engine-actions.js';

@@ -85,7 +85,10 @@ export function newWork(
       };
     }
     case 'workflow':
-      return { status, decision: { type: 'scheduleFlow', ...base } };
+      return {
+        status,
+        decision: { type: 'scheduleFlow', ...base, ...(work.queue && { queue: work.queue }) },
+      };
     case 'wait': {
       const input = (work.input ?? {}) as { event?: string; durationMs?: number; until?: number };
       const decision: Decision = {

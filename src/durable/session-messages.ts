@@ -6,6 +6,7 @@
  */
 import type { ModifiedDeciderError } from '../core/errors.js';
 import type { ErrorRecord, Json } from '../store/records.js';
+import type { QueuePlacement } from './decisions.js';
 import type { Branch, WorkType } from './instance.js';
 import type { JsonObject } from './stable-json.js';
 import type { ValueSource } from './value-source.js';
@@ -33,6 +34,8 @@ export interface WorkRequest {
   retry?: Json;
   /** A task's revert task, when it has one. */
   revert?: string;
+  /** (weft) a child workflow's queue, when its definition or the call names one. */
+  queue?: QueuePlacement;
 }
 
 /** The answer to `DecisionSession.execute`. */

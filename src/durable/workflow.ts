@@ -12,7 +12,14 @@ import { InvalidStateError } from '../core/errors.js';
 import type { Json } from '../store/records.js';
 import type { BranchRun } from './branch-run.js';
 import type { WorkRequest } from './decision-session.js';
-import type { AnyWork, WorkArgs, WorkCalls, WorkOutput, WorkOutputs } from './definitions.js';
+import {
+  type AnyWork,
+  queuePlacement,
+  type WorkArgs,
+  type WorkCalls,
+  type WorkOutput,
+  type WorkOutputs,
+} from './definitions.js';
 import { toJson } from './stable-json.js';
 
 let attach: (workflow: Workflow, run: BranchRun | null) => void = () => {};
@@ -61,7 +68,15 @@ function toWork(call: readonly unknown[], position: string, sync: boolean): Work
     };
   }
   const args = toJson(call.slice(1), `input of workflow ${work.name}`);
-  return { type: 'workflow', name: work.name, input: args, position, sync };
+  const queue = queuePlacement(work, call.slice(1));
+  return {
+    type: 'workflow',
+    name: work.name,
+    input: args,
+    position,
+    sync,
+    ...(queue && { queue }),
+  };
 }
 
 function calls(args: readonly unknown[]): { parallel: boolean; list: (readonly unknown[])[] } {

@@ -20,8 +20,9 @@
  *
  * Each admission adds the waits of the jobs it admits to the queue's histogram.
  */
+import { ConflictError } from '../core/errors.js';
 import { QUEUE_WAIT_BOUNDS_S, QUEUED_STREAM } from './queue-rules.js';
-import type { QueueItem, QueueRecord, QueueWaits } from './records.js';
+import type { NewQueueItem, QueueItem, QueueRecord, QueueWaits } from './records.js';
 import type { StoreTx } from './store.js';
 
 /** How many waiting items one admission reads (per order: by priority, and oldest). */
@@ -88,10 +89,11 @@ export function throughRate(
   now: number,
   limit: number,
   periodMs: number,
+  force = false,
 ): { tat: number } | { waitUntil: number } {
   const interval = periodMs / limit;
   const start = Math.max(tat, now);
-  if (start + interval - now > periodMs)
+  if (!force && start + interval - now > periodMs)
     return { waitUntil: Math.ceil(start + interval - periodMs) };
   return { tat: start + interval };
 }
@@ -162,7 +164,7 @@ export function planAdmission(
   const rate = !charged && queue.rateLimit !== null && queue.ratePeriodMs !== null;
   const keyRate = !charged && queue.keyRateLimit !== null && queue.keyRatePeriodMs !== null;
   const admitted: QueueItem[] = [];
-  levels: for (const level of [...levels.keys()].sort((a, b) => a - b)) {
+  admission: for (const level of [...levels.keys()].sort((a, b) => a - b)) {
     const keys = levels.get(level) as Map<string, QueueItem[]>;
     // Keys in name order, the turn starting after the key admitted last.
     const sorted = [...keys.keys()].sort();
@@ -204,7 +206,7 @@ export function planAdmission(
           if ('waitUntil' in through) {
             // The queue's rate holds every key back.
             holdUntil(through.waitUntil);
-            break levels;
+            break admission;
           }
           tat = through.tat;
         }
@@ -235,11 +237,12 @@ export function chargeRates(
   queue: AdmissionQueue,
   key: string,
   now: number,
+  force = false,
 ): { rateTat: number; keyTats: Record<string, number> } | { retryAt: number; limit: string } {
   let rateTat = queue.rateTat;
   const keyTats = liveTats(queue.keyTats, now);
   if (queue.rateLimit !== null && queue.ratePeriodMs !== null) {
-    const through = throughRate(rateTat, now, queue.rateLimit, queue.ratePeriodMs);
+    const through = throughRate(rateTat, now, queue.rateLimit, queue.ratePeriodMs, force);
     if ('waitUntil' in through) {
       return {
         retryAt: through.waitUntil,
@@ -249,7 +252,13 @@ export function chargeRates(
     rateTat = through.tat;
   }
   if (queue.keyRateLimit !== null && queue.keyRatePeriodMs !== null) {
-    const through = throughRate(keyTats[key] ?? 0, now, queue.keyRateLimit, queue.keyRatePeriodMs);
+    const through = throughRate(
+      keyTats[key] ?? 0,
+      now,
+      queue.keyRateLimit,
+      queue.keyRatePeriodMs,
+      force,
+    );
     if ('waitUntil' in through) {
       return {
         retryAt: through.waitUntil,
@@ -259,6 +268,78 @@ export function chargeRates(
     keyTats[key] = through.tat;
   }
   return { rateTat, keyTats };
+}
+
+/**
+ * Puts a job just started in `tx` in its queue. A queue whose `throttle` is `drop`
+ * charges the start to its rate limits first, and refuses it (a ConflictError,
+ * `RATE_LIMITED`, naming when a start would be let through) when a limit is reached:
+ * the transaction rolls back, so nothing of it is stored. A start that must not be
+ * refused (`drops: false`: a child job its parent's decision starts) is charged all the
+ * same, pushing the limiter on, and waits for a slot. When nothing waits in line
+ * and the queue has room for it now (its limits and rate, planned as a worker's
+ * admission would), it is admitted at once, in this transaction, and runs as any job: a
+ * queue that does not limit costs a few statements, not a hop through a worker.
+ * Otherwise its messages are parked until a worker admits it, and it waits in line with
+ * its key and priority.
+ */
+export async function enqueueStart(
+  tx: StoreTx,
+  job: string,
+  options: { queue: string; key?: string | undefined; priority?: number | undefined },
+  availableAt: number,
+  now: number,
+  policy: { drops: boolean } = { drops: true },
+): Promise<void> {
+  const item = {
+    job,
+    queue: options.queue,
+    key: options.key ?? '',
+    priority: options.priority ?? 0,
+    availableAt,
+  };
+  const queue = await tx.lockQueue(item.queue);
+  const charged =
+    queue?.throttle === 'drop' ? chargedQueue(queue, item.key, now, policy.drops) : queue;
+  if (availableAt <= now && charged && (await admitsAtOnce(tx, charged, item, now))) return;
+  if (charged && charged !== queue) await tx.putQueue(charged);
+  await tx.parkMessages(job, QUEUED_STREAM);
+  await tx.enqueue(item);
+}
+
+/**
+ * `queue` with a start of `key` charged to its rates; when a limit is reached, a
+ * ConflictError — or, for a start that is never dropped, the charge made all the same.
+ */
+function chargedQueue(queue: QueueRecord, key: string, now: number, drops: boolean): QueueRecord {
+  const charge = chargeRates(queue, key, now, !drops);
+  if ('retryAt' in charge) {
+    throw new ConflictError(
+      `queue ${queue.name} is at its rate limit (${charge.limit}) and drops what comes over it: try again from ${new Date(charge.retryAt).toISOString()}`,
+      { code: 'RATE_LIMITED' },
+    );
+  }
+  return { ...queue, ...charge, updatedAt: now };
+}
+
+/**
+ * Admits `item` in `tx` when the line is empty and `queue` (locked) has room; says
+ * whether it did, having written the queue's state when it did.
+ */
+async function admitsAtOnce(
+  tx: StoreTx,
+  queue: QueueRecord,
+  item: NewQueueItem,
+  now: number,
+): Promise<boolean> {
+  if ((await tx.waitingItems(item.queue, now, 1)).length > 0) return false;
+  const running = await tx.runningKeys(item.queue);
+  const waiting = { ...item, seq: 0, state: 'waiting' as const, enqueuedAt: now, admittedAt: null };
+  const plan = planAdmission(queue, [waiting], running, now);
+  if (plan.admit.length === 0) return false;
+  await tx.enqueue({ ...item, admittedAt: now });
+  await tx.putQueue(withPlan(queue, plan, now));
+  return true;
 }
 
 /** Whether a plan changed the queue's state (so its row is written). */

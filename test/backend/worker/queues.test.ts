@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { ConflictError } from '../../../src/core/errors.js';
-import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
+import { defineTask, defineWorkflow, Workflow, withQueue } from '../../../src/durable/index.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { defineQueue } from '../../../src/models/queue-spec.js';
 import type { Store } from '../../../src/store/store.js';
@@ -329,6 +329,62 @@ describe('queues', () => {
     await allDone(ids);
     expect(runs.map((r) => r.name).sort()).toEqual(['x', 'y', 'z']);
     expect(overlaps(runs).most).toBe(1);
+  });
+
+  it("code-first children wait in their definition's queue, keyed by their arguments; withQueue sets one call's", async () => {
+    const step = defineTask('child-step', async (order: { id: string; customer: string }) => {
+      const run = { name: order.id, key: order.customer, start: Date.now(), end: 0 };
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      run.end = Date.now();
+      runs.push(run);
+      return order.id;
+    });
+    const charge = defineWorkflow(
+      'charge-child',
+      class extends Workflow {
+        async handle(order: { id: string; customer: string }) {
+          return this.execute(step, order);
+        }
+      },
+      { queue: { name: 'charges', key: (order) => order.customer, priority: 1 } },
+    );
+    const batch = defineWorkflow(
+      'charge-batch',
+      class extends Workflow {
+        async handle(customers: string[]) {
+          const calls = customers.map(
+            (customer, i) => [charge, { id: `o${i}`, customer }] as const,
+          );
+          // One more on a queue of its own, for this call only.
+          await this.dispatch(withQueue(charge, { name: 'vip' }), { id: 'vip', customer: 'v' });
+          return this.execute(...calls);
+        }
+      },
+    );
+    await client.queues.create({ name: 'charges', concurrency: 2, keyConcurrency: 1 });
+    await client.queues.create({ name: 'vip', concurrency: 5 });
+    await startWorkers(2, { workflows: [batch, charge], tasks: [step] });
+    const job = await client.start(batch, [['a', 'a', 'a', 'b', 'b']]);
+    expect((await client.result(job.id, { wait: true, timeoutMs: 60_000 })).output).toEqual([
+      'o0',
+      'o1',
+      'o2',
+      'o3',
+      'o4',
+    ]);
+    const children = runs.filter((r) => r.name !== 'vip');
+    expect(overlaps(children)).toEqual({ most: 2, mostPerKey: 1 });
+    expect(runs.map((r) => r.name)).toContain('vip');
+    expect((await client.queues.get('charges')).waits.count).toBe(5);
+    expect((await client.queues.get('vip')).waits.count).toBe(1);
+    // A client start given the definition waits in its queue too.
+    const direct = await client.start(charge, { id: 'direct', customer: 'c' });
+    expect(await store.getQueueItem(direct.id)).toMatchObject({
+      queue: 'charges',
+      key: 'c',
+      priority: 1,
+    });
+    await allDone([direct.id]);
   });
 
   it('refuses a start on an undeclared queue, and a key without one; a worker declares its queues', async () => {
