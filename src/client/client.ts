@@ -26,6 +26,7 @@ import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
 import { Models } from '../models/models.js';
+import { fileQueuePlace } from '../models/queue-place.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
 import { enqueueStart } from '../store/queue-admission.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
@@ -35,13 +36,7 @@ import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
-import {
-  type CreatedQueue,
-  checkQueueStart,
-  fileQueueStart,
-  type QueueStartOptions,
-  Queues,
-} from './queues.js';
+import { type CreatedQueue, checkQueueStart, type QueueStartOptions, Queues } from './queues.js';
 import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
@@ -330,7 +325,7 @@ export class Client {
         ? queuePlacement(definition, Array.isArray(input) ? input : [input ?? null])
         : undefined;
     const queueOptions = fileQueue
-      ? await fileQueueStart(
+      ? await fileQueuePlace(
           workflow,
           fileQueue,
           (input ?? null) as Json,

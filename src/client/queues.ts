@@ -3,13 +3,8 @@
  * queues; and the part of a start that puts its job in one (`enqueueStart`). Workers
  * admit waiting jobs as slots free (store/queue-admission.ts).
  */
-import { canonicalJson } from '../core/canonical-json.js';
 import type { Clock } from '../core/clock.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import { sharedSandbox } from '../engine/expression-sandbox.js';
-import type { WorkflowQueue } from '../graph/compiled-workflow.js';
-import { isCheapExpression } from '../graph/expression-cost.js';
-import { evaluateExpression } from '../graph/expressions.js';
 import {
   type CheckedQueue,
   checkQueue,
@@ -19,7 +14,7 @@ import {
   type QueueSpec,
 } from '../models/queue-spec.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
-import type { Json, QueueKeyCount, QueueRecord } from '../store/records.js';
+import type { QueueKeyCount, QueueRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
@@ -43,37 +38,6 @@ export interface QueueStartOptions {
   key?: string;
   /** Lower runs first (default 0); whole numbers from -1000000 to 1000000. */
   priority?: number;
-}
-
-/**
- * The queue options of a start of a workflow whose file names a queue (`queue:`), when
- * the start names none: the file's queue, the key its expression gives over the input
- * (a start's own `key` wins; `null` is no key; anything not a string is its JSON text),
- * and the file's priority (a start's own wins). The expression runs before the start's
- * transaction: inline when it is provably cheap, else in the expression sandbox.
- */
-export async function fileQueueStart(
-  workflow: string,
-  fileQueue: WorkflowQueue,
-  input: Json,
-  options: QueueStartOptions,
-  now: number,
-): Promise<QueueStartOptions> {
-  let key = options.key;
-  if (key === undefined && fileQueue.key !== undefined) {
-    const where = `workflow ${workflow} queue.key`;
-    const data = { input };
-    const value = isCheapExpression(fileQueue.key)
-      ? await evaluateExpression(fileQueue.key, data, where, { now })
-      : await sharedSandbox().evaluate(fileQueue.key, data, where, now);
-    if (value !== null) key = typeof value === 'string' ? value : canonicalJson(value);
-  }
-  const priority = options.priority ?? fileQueue.priority;
-  return {
-    queue: fileQueue.name,
-    ...(key !== undefined && { key }),
-    ...(priority !== undefined && { priority }),
-  };
 }
 
 /** Checks a start's queue options against the store; the queue's record, or undefined with none. */

@@ -209,7 +209,8 @@ export class Schedules {
       const schedule = await tx.lockSchedule(name);
       if (!schedule) throw new NotFoundError('schedule', name);
       const jobs: TickJob[] = [];
-      for (const tick of ticks) jobs.push(await startTick(tx, this.models, schedule, tick));
+      for (const tick of ticks)
+        jobs.push(await startTick(tx, this.models, schedule, tick, this.clock.now()));
       const created = jobs.filter((j) => j.created).length;
       if (created > 0) {
         await tx.putSchedule({

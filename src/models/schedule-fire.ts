@@ -9,9 +9,12 @@
 import { CronTimes } from '../core/cron.js';
 import { StoreError, ValidationError, WeftError } from '../core/errors.js';
 import { isFinalFlowState } from '../core/states.js';
+import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
+import { enqueueStart } from '../store/queue-admission.js';
 import type { JobRecord, Json, ScheduleRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { Models } from './models.js';
+import { fileQueuePlace } from './queue-place.js';
 import { planTicks } from './schedule-plan.js';
 
 /** The job id of a schedule's tick: `nightly@2026-11-26T03:00:00.000Z`. */
@@ -47,6 +50,7 @@ export async function startTick(
   models: Models,
   schedule: Pick<ScheduleRecord, 'name' | 'workflow' | 'input'>,
   tick: number,
+  now: number,
 ): Promise<TickJob> {
   const id = scheduledJobId(schedule.name, tick);
   const definition = await tx.getDefinition(schedule.workflow);
@@ -61,6 +65,16 @@ export async function startTick(
   const request = { id, workflow: schedule.workflow, definition, input: schedule.input as Json };
   await model.check?.(request);
   const { created } = await model.start(tx, request);
+  // A workflow whose file names a queue: its tick's job waits there as a client's would
+  // (charged, never dropped, by a `drop` queue's rate).
+  const fileQueue =
+    definition.model === 'graph'
+      ? (definition.definition as unknown as CompiledWorkflow).queue
+      : undefined;
+  if (created && fileQueue) {
+    const place = await fileQueuePlace(schedule.workflow, fileQueue, request.input, {}, now);
+    await enqueueStart(tx, id, place, now, now, { drops: false });
+  }
   return { tick, id, created };
 }
 
@@ -101,7 +115,7 @@ export async function fireSchedule(
   let error: string | null = null;
   for (const tick of plan.start) {
     try {
-      firing.started.push(await startTick(tx, models, schedule, tick));
+      firing.started.push(await startTick(tx, models, schedule, tick, now));
     } catch (e) {
       // A start the workflow refuses is the schedule's error, not the worker's.
       if (!(e instanceof WeftError) || e instanceof StoreError) throw e;

@@ -173,6 +173,23 @@ describe('queues', () => {
       priority: 3,
       state: 'waiting',
     });
+    // A schedule's tick waits there too, keyed by the same expression.
+    await client.schedules.create({
+      name: 'hourly-keyed',
+      workflow: 'keyed',
+      cron: '0 * * * *',
+      input: { name: 'tick', key: 't:1' },
+    });
+    const [tick] = await client.schedules.backfill('hourly-keyed', {
+      from: Date.UTC(2026, 0, 1),
+      to: Date.UTC(2026, 0, 1),
+    });
+    expect(await store.getQueueItem(tick?.id as string)).toMatchObject({
+      queue: 'per-customer',
+      key: 't',
+      priority: 3,
+    });
+    ids.push(tick?.id as string);
     // A start's own key and priority win over the file's.
     const own = await client.start(
       'keyed',
