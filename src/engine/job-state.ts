@@ -103,6 +103,7 @@ export class JobState {
   > = {
     jobs: [],
     append: [],
+    enqueue: [],
     cancelTimers: [],
     timers: [],
     removeWaiters: [],

@@ -26,6 +26,7 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewQueueItem,
   NewTimer,
   NewWaiter,
 } from '../store/records.js';
@@ -273,6 +274,11 @@ export class Step {
   /** Queues any message. */
   send(message: NewMessage): void {
     this.state.plan.append.push(message);
+  }
+
+  /** Plans putting a job in line in its queue (its first messages sent parked). */
+  enqueue(item: NewQueueItem): void {
+    this.state.plan.enqueue.push(item);
   }
 
   /** Plans a durable timer (replacing one with the same key). */

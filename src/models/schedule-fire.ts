@@ -9,12 +9,12 @@
 import { CronTimes } from '../core/cron.js';
 import { StoreError, ValidationError, WeftError } from '../core/errors.js';
 import { isFinalFlowState } from '../core/states.js';
+import { fileQueuePlace } from '../engine/queue-place.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import { enqueueStart } from '../store/queue-admission.js';
 import type { JobRecord, Json, ScheduleRecord } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { Models } from './models.js';
-import { fileQueuePlace } from './queue-place.js';
 import { planTicks } from './schedule-plan.js';
 
 /** The job id of a schedule's tick: `nightly@2026-11-26T03:00:00.000Z`. */

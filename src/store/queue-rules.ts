@@ -2,10 +2,23 @@
  * What both backends share about queues: the stream a waiting job's messages are parked
  * in until it is admitted, and how the two reads of waiting items merge.
  */
-import type { QueueItem } from './records.js';
+import type { NewMessage, QueueItem } from './records.js';
 
 /** Where a queued job's messages wait until a slot admits it (a stream nobody claims). */
 export const QUEUED_STREAM = 'queued';
+
+/**
+ * `message` as `parkMessages` would leave it parked in the `queued` stream, for a planner
+ * that appends a queued job's first message parked from the start.
+ */
+export function parkedMessage(message: NewMessage): NewMessage {
+  return {
+    stream: QUEUED_STREAM,
+    job: message.job ?? null,
+    payload: { stream: message.stream, payload: message.payload },
+    ...(message.availableAt !== undefined && { availableAt: message.availableAt }),
+  };
+}
 
 /**
  * The waiting items an admission looks at: the first by priority and the oldest, once

@@ -471,6 +471,8 @@ export interface UnitOfWork {
   /** Journal entries to append (after the jobs are created). */
   journal?: JournalEntry[];
   append?: NewMessage[];
+  /** Jobs to put in line in their queues (their first messages appended parked). */
+  enqueue?: NewQueueItem[];
   counters?: CounterAdd[];
   activities?: ActivityWrite[];
   /** Timer keys to cancel, before `timers` are scheduled. */

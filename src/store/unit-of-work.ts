@@ -62,6 +62,7 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   for (const job of unit.jobs ?? []) issued.add(tx.createJob(job));
   if (unit.journal?.length) issued.add(tx.appendJournal(unit.journal));
   const appended = unit.append?.length ? issued.add(tx.append(unit.append)) : Promise.resolve([]);
+  for (const item of unit.enqueue ?? []) issued.add(tx.enqueue(item));
   const added: Promise<bigint[]> | Promise<bigint>[] = addsOnce
     ? issued.add(tx.addCounters(adds))
     : adds.map((c) => issued.add(tx.addCounter(c.ref, c.delta, c.initial)));

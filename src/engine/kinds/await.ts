@@ -8,10 +8,12 @@ import { z } from 'zod';
 import { COLLATION_DIGITS } from '../../core/collation-digits.js';
 import type { CompiledActivityBase } from '../../graph/compiled-workflow.js';
 import { description, expression, join, workflowId } from '../../graph/workflow-document.js';
+import { parkedMessage } from '../../store/queue-rules.js';
 import type { Json } from '../../store/records.js';
 import { evaluateOrFail, finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import type { ActivityAddress, ChildMessage } from '../messages.js';
+import { fileQueuePlace } from '../queue-place.js';
 import { graphJobRows } from '../start-job.js';
 import type { Step } from '../step.js';
 import { defineKind } from './activity-kind.js';
@@ -80,6 +82,13 @@ export const awaitKind = defineKind({
     const child = childJobId(address);
     // Starting a job is idempotent by id: a job already there under the child's id is it.
     if (!(await step.readJob(child))) {
+      const now = step.clock.now();
+      // A child of a workflow whose file names a queue waits in it for a slot, its
+      // trigger's message parked until a worker admits it (charged to no rate).
+      const fileQueue = wf.compiled.queue;
+      const place = fileQueue
+        ? await fileQueuePlace(wf.compiled.workflow, fileQueue, input, {}, now)
+        : undefined;
       const rows = graphJobRows({
         id: child,
         wf,
@@ -90,7 +99,16 @@ export const awaitKind = defineKind({
           : { parent: { job: step.job.id, activity: address.a, dimension: address.d } }),
       });
       const counters = rows.deadline ? [rows.collation, rows.deadline.counter] : [rows.collation];
-      await step.createJob(rows.job, counters, [rows.enter], rows.start);
+      await step.createJob(
+        rows.job,
+        counters,
+        [place ? parkedMessage(rows.enter) : rows.enter],
+        rows.start,
+      );
+      if (place) {
+        const { queue, key = '', priority = 0 } = place;
+        step.enqueue({ job: child, queue, key, priority, availableAt: now });
+      }
       if (rows.deadline) step.scheduleTimer(rows.deadline.timer);
     }
     step.putActivity({

@@ -211,6 +211,32 @@ describe('queues', () => {
     });
   });
 
+  it("children an await activity starts wait in their workflow file's queue", async () => {
+    await client.deploy(
+      compileWorkflow(
+        `${WORK.replace('workflow: work', 'workflow: solo-work')}queue:\n  name: solo\n  key: input.key\n  concurrency: 1\n`,
+      ),
+    );
+    const children = ['a', 'b', 'c']
+      .map(
+        (n) =>
+          `  ${n}: { kind: await, workflow: solo-work, input: "{ 'name': '${n}', 'key': 'k${n}' }" }`,
+      )
+      .join('\n');
+    await client.deploy(
+      compileWorkflow(
+        `workflow: fan\nactivities:\n  start: { kind: trigger }\n${children}\ntransitions:\n  start: [a, b, c]\n`,
+      ),
+    );
+    await startWorkers(2);
+    const job = await client.start('fan', {});
+    expect((await client.result(job.id, { wait: true, timeoutMs: 60_000 })).state).toBe('SUCCESS');
+    expect(runs.map((r) => r.name).sort()).toEqual(['a', 'b', 'c']);
+    expect(overlaps(runs).most).toBe(1);
+    const view = await client.queues.get('solo');
+    expect(view.waits.count).toBe(3);
+  });
+
   it('runs lower priorities first, first in first out within one', async () => {
     await client.queues.create({ name: 'one', concurrency: 1 });
     const ids = [];

@@ -7,9 +7,9 @@
  * (engine/expression-plan.ts): inline when provably cheap, else in the sandbox.
  */
 import { canonicalJson } from '../core/canonical-json.js';
-import { planExpression } from '../engine/expression-plan.js';
 import type { WorkflowQueue } from '../graph/compiled-workflow.js';
 import type { Json } from '../store/records.js';
+import { planExpression } from './expression-plan.js';
 
 /** A job's place in a queue. */
 export interface QueuePlace {
