@@ -37,6 +37,7 @@ import { registerQueueCommand } from './queue-command.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { retryingUnreachable } from './store-retry.js';
+import { taskCountOption, taskLimitsOf } from './task-limit-option.js';
 import { isoTimeOption } from './time-option.js';
 
 /** `--log-format` of the commands that run a worker. */
@@ -301,6 +302,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       WORKER_DEFAULTS.concurrency,
     )
     .option(
+      '--task-concurrency <task=n>',
+      'most attempts of a task running at once across every worker, enforced by the store (again for more tasks)',
+      taskCountOption,
+    )
+    .option(
+      '--task-worker-concurrency <task=n>',
+      'most attempts of a task running at once in this worker (again for more tasks)',
+      taskCountOption,
+    )
+    .option(
       '--grace-ms <ms>',
       'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',
       positiveWholeNumber,
@@ -328,6 +339,10 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
             {
               handlers: opts.handlers as string | undefined,
               concurrency: opts.concurrency as number,
+              taskLimits: taskLimitsOf(
+                opts.taskConcurrency as Record<string, number> | undefined,
+                opts.taskWorkerConcurrency as Record<string, number> | undefined,
+              ),
               logFormat: opts.logFormat as string | undefined,
               verbose: Boolean(opts.verbose),
               graceMs: opts.graceMs as number,

@@ -22,6 +22,8 @@ import { retryingUnreachable } from './store-retry.js';
 export interface WorkerCommandOptions {
   handlers?: string;
   concurrency?: number;
+  /** Limits per task (`--task-concurrency`, `--task-worker-concurrency`). */
+  taskLimits?: Record<string, { concurrency?: number; workerConcurrency?: number }>;
   logFormat?: string;
   /** Pretty log lines: every error's stack, a failed attempt's too. */
   verbose?: boolean;
@@ -56,6 +58,7 @@ export async function runWorkerCommand(
     schedules: module.schedules,
     queues: module.queues,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    ...(options.taskLimits !== undefined && { taskLimits: options.taskLimits }),
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

@@ -42,6 +42,13 @@ export interface TaskOptions extends TaskRunOptions {
    * task's run. A worker that has this task has its revert too.
    */
   revert?: TaskDefinition<never, unknown>;
+  /**
+   * Most attempts of this task running at once across every worker, enforced by the
+   * store (default: no limit).
+   */
+  concurrency?: number;
+  /** Most attempts of this task running at once in one worker process (default: no limit). */
+  workerConcurrency?: number;
 }
 
 /**
@@ -60,6 +67,8 @@ export interface TaskDefinition<I = unknown, O = unknown> {
   readonly heartbeatTimeoutMs?: number;
   /** The task that undoes this one, when it has one. */
   readonly revert?: TaskDefinition<never, unknown>;
+  /** How many of its attempts may run at once (worker/task-limits.ts), when limited. */
+  readonly limit?: TaskLimit;
   /**
    * The same task with other run options, for one call:
    * `await this.execute(charge.with({ retry: { attempts: 5 } }), input)`. Retry fields
@@ -106,6 +115,7 @@ function taskDefinition<I, O>(
   run: (input: I, context?: TaskContext) => Promise<O>,
   options: ReturnType<typeof runOptions>,
   revert: TaskDefinition<never, unknown> | undefined,
+  limit: TaskLimit | undefined,
 ): TaskDefinition<I, O> {
   return {
     kind: 'task',
@@ -113,10 +123,37 @@ function taskDefinition<I, O>(
     run,
     ...options,
     ...(revert ? { revert } : {}),
+    ...(limit ? { limit } : {}),
     with(override: TaskRunOptions): TaskDefinition<I, O> {
-      return taskDefinition(name, run, runOptions(override, `task ${name}`, options), revert);
+      const changed = runOptions(override, `task ${name}`, options);
+      return taskDefinition(name, run, changed, revert, limit);
     },
   };
+}
+
+/** How many attempts of a task may run at once (worker/task-limits.ts). */
+export interface TaskLimit {
+  /** Across every worker, enforced by the store. */
+  concurrency?: number;
+  /** In one worker process. */
+  workerConcurrency?: number;
+}
+
+/** A task's `concurrency` and `workerConcurrency`, checked; undefined when it gives neither. */
+export function checkTaskLimit(options: TaskLimit, name: string): TaskLimit | undefined {
+  const limit: TaskLimit = {};
+  for (const field of ['concurrency', 'workerConcurrency'] as const) {
+    const value = options[field];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1 || value > 1_000_000) {
+      throw new ValidationError(
+        `${field} ${JSON.stringify(value)} is not a whole number from 1 to 1000000`,
+        `task ${name}`,
+      );
+    }
+    limit[field] = value;
+  }
+  return Object.keys(limit).length > 0 ? limit : undefined;
 }
 
 /** Defines a task. Its input and output must be plain JSON. */
@@ -128,7 +165,8 @@ export function defineTask<I = undefined, O = unknown>(
   if (!name) throw new ValidationError('a task needs a name', 'defineTask');
   const wrapped = async (input: I, context?: TaskContext): Promise<Awaited<O>> =>
     await run(input, context as TaskContext);
-  return taskDefinition(name, wrapped, runOptions(options, `task ${name}`), options.revert);
+  const limit = checkTaskLimit(options, name);
+  return taskDefinition(name, wrapped, runOptions(options, `task ${name}`), options.revert, limit);
 }
 
 /** A code-first workflow: `A` are the arguments of `handle`, `O` its result. */

@@ -198,6 +198,13 @@ export interface ClaimOptions {
    * instead of being delivered again (default: never).
    */
   maxDeliveries?: number;
+  /**
+   * The most messages of the stream held under a live lease at once, by any consumer,
+   * this claim's included: it claims no more than the rest (a task's concurrency across
+   * every worker). Claims of one stream with it run one after the other within their
+   * transactions; messages appended already claimed are not held back by it.
+   */
+  maxHeld?: number;
 }
 
 /** A message moved aside after too many deliveries. */

@@ -19,7 +19,7 @@ import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
-import type { StoreTx, StreamMessage } from '../store/store.js';
+import type { ClaimOptions, StoreTx, StreamMessage } from '../store/store.js';
 import { yieldIfDue } from '../store/yield-point.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { bury, isOverdue } from './dead-letters.js';
@@ -27,6 +27,7 @@ import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { admitClaimed } from './suspended-claims.js';
 import type { TaskHandlers } from './task-handler.js';
+import { type TaskLimit, workerRoom } from './task-limits.js';
 import { logWarning } from './worker-options.js';
 
 /** Records task responses inside a transaction, several at once (sorted by job). */
@@ -59,6 +60,10 @@ export class TaskRunner {
   private reserved = 0;
   /** Set when draining: no more follow-up claims. */
   private closed = false;
+  /** Each limited task's limits, by its stream. */
+  private readonly limits = new Map<string, TaskLimit>();
+  /** Handlers running (or held for a follow-up) per limited stream. */
+  private readonly perStream = new Map<string, number>();
 
   constructor(
     private readonly settings: ProcessorSettings,
@@ -70,8 +75,22 @@ export class TaskRunner {
     private readonly onFree: () => void,
     /** Told of messages in the transaction that claims them (code-first works report onStart). */
     private readonly onStarted?: StartReporter,
+    /** Limits of some tasks, by task name (task-limits.ts). */
+    taskLimits: Readonly<Record<string, TaskLimit>> = {},
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
+    for (const [task, limit] of Object.entries(taskLimits)) {
+      if (limit.concurrency !== undefined || limit.workerConcurrency !== undefined) {
+        this.limits.set(taskStream(task), limit);
+      }
+    }
+  }
+
+  /** Counts a handler of a limited stream in (1) or out (-1). */
+  private count(stream: string, delta: number): void {
+    if (this.limits.has(stream)) {
+      this.perStream.set(stream, (this.perStream.get(stream) ?? 0) + delta);
+    }
   }
 
   /** The task streams this runner claims from. */
@@ -101,6 +120,8 @@ export class TaskRunner {
     /** Picked messages whose start is still to be reported. */
     const unreported: StreamMessage[] = [];
     let held = 0;
+    /** The limited streams of the messages it picked, each counted in once. */
+    const counted: string[] = [];
     let settled = false;
     const serves = new Set(this.streams);
     const append = async (messages: NewMessage[]): Promise<string[]> => {
@@ -112,6 +133,12 @@ export class TaskRunner {
         if (settled || this.closed || room <= 0 || !serves.has(m.stream) || m.claim) return m;
         // A retry waiting for its backoff is not taken early: whoever claims it, when due.
         if (m.availableAt !== undefined && m.availableAt > due) return m;
+        // A task limited across workers is claimed only by a claim that counts what is held.
+        const limit = this.limits.get(m.stream);
+        if (limit?.concurrency !== undefined) return m;
+        if (workerRoom(limit, this.perStream.get(m.stream) ?? 0) <= 0) return m;
+        this.count(m.stream, 1);
+        counted.push(m.stream);
         this.reserved++;
         held++;
         return { ...m, claim: { consumer, leaseMs } };
@@ -154,12 +181,15 @@ export class TaskRunner {
         if (settled) return;
         settled = true;
         this.reserved -= held;
+        // Counted in when picked; launching counts them again.
+        for (const stream of counted.splice(0)) this.count(stream, -1);
         this.launchAll(picked);
       },
       rolledBack: () => {
         if (settled) return;
         settled = true;
         this.reserved -= held;
+        for (const stream of counted.splice(0)) this.count(stream, -1);
       },
     };
   }
@@ -177,6 +207,7 @@ export class TaskRunner {
     const controllers = messages.map((m) => {
       const controller = new AbortController();
       this.running.set(m.id, controller);
+      this.count(m.stream, 1);
       return controller;
     });
     // Their starts were reported in the transaction that claimed them.
@@ -189,15 +220,29 @@ export class TaskRunner {
   async fill(): Promise<number> {
     let started = 0;
     for (let tried = 0; tried < this.streams.length; tried++) {
-      const room = this.concurrency - this.running.size - this.reserved;
-      if (room <= 0) break;
+      const free = this.concurrency - this.running.size - this.reserved;
+      if (free <= 0) break;
       const stream = this.streams[this.next++ % this.streams.length] as string;
-      const messages = this.onStarted
-        ? await this.claimStarting(this.onStarted, stream, room)
-        : await this.claim(stream, room);
+      const room = Math.min(
+        free,
+        workerRoom(this.limits.get(stream), this.perStream.get(stream) ?? 0),
+      );
+      if (room <= 0) continue;
+      // A limited stream's room is held while the claim runs: a follow-up picked meanwhile
+      // (an engine batch entering the task) must not take it too.
+      this.count(stream, room);
+      let messages: StreamMessage[];
+      try {
+        messages = this.onStarted
+          ? await this.claimStarting(this.onStarted, stream, room)
+          : await this.claim(stream, room);
+      } finally {
+        this.count(stream, -room);
+      }
       for (const message of messages) {
         const controller = new AbortController();
         this.running.set(message.id, controller);
+        this.count(stream, 1);
         void this.run(message, controller);
         started++;
       }
@@ -210,7 +255,7 @@ export class TaskRunner {
     const { store, consumer, leaseMs } = this.settings;
     let claimed: StreamMessage[] = [];
     const live = await store.transaction(async (tx) => {
-      claimed = await tx.claim(stream, { consumer, max, leaseMs });
+      claimed = await tx.claim(stream, this.claimOptions(stream, max));
       return this.admit(
         tx,
         claimed.filter((m) => !isOverdue(this.settings, m)),
@@ -218,6 +263,13 @@ export class TaskRunner {
     });
     for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
     return live;
+  }
+
+  /** A claim of up to `max`, within the task's limit across workers when it has one. */
+  private claimOptions(stream: string, max: number): ClaimOptions {
+    const { consumer, leaseMs } = this.settings;
+    const maxHeld = this.limits.get(stream)?.concurrency;
+    return { consumer, max, leaseMs, ...(maxHeld !== undefined && { maxHeld }) };
   }
 
   /**
@@ -247,7 +299,7 @@ export class TaskRunner {
     let messages: StreamMessage[];
     try {
       messages = await store.transaction(async (tx) => {
-        const claimed = await tx.claim(stream, { consumer, max, leaseMs });
+        const claimed = await tx.claim(stream, this.claimOptions(stream, max));
         overdue = claimed.filter((m) => isOverdue(this.settings, m));
         const live = await this.admit(
           tx,
@@ -343,7 +395,7 @@ export class TaskRunner {
       watch.stop();
     }
     if (leaseLost) {
-      this.finish(message.id);
+      this.finish(message);
       return;
     }
     if (controller.signal.reason instanceof ShutdownAbort) {
@@ -351,7 +403,7 @@ export class TaskRunner {
       await this.settings.store
         .release(message.stream, message.id, this.settings.consumer)
         .catch(() => {});
-      this.finish(message.id);
+      this.finish(message);
       return;
     }
     if (response.status === 'error') {
@@ -387,7 +439,7 @@ export class TaskRunner {
         const batch = this.completions;
         this.completions = [];
         const next = await this.commit(batch);
-        for (const c of batch) this.finish(c.message.id);
+        for (const c of batch) this.finish(c.message);
         next?.committed();
       }
       this.flushing = undefined;
@@ -488,12 +540,15 @@ export class TaskRunner {
       .catch(() => {});
   }
 
-  private finish(id: string): void {
+  private finish({ id, stream }: Pick<StreamMessage, 'id' | 'stream'>): void {
     clearInterval(this.heartbeats.get(id));
     this.heartbeats.delete(id);
     // Only a runner that was full may have left work unclaimed: a free slot matters then.
-    const wasFull = this.running.size + this.reserved >= this.concurrency;
-    this.running.delete(id);
+    // So may a task limited per worker that was at its limit.
+    const wasFull =
+      this.running.size + this.reserved >= this.concurrency ||
+      workerRoom(this.limits.get(stream), this.perStream.get(stream) ?? 0) === 0;
+    if (this.running.delete(id)) this.count(stream, -1);
     if (wasFull) this.onFree();
     if (this.running.size === 0) for (const resolve of this.idle.splice(0)) resolve();
   }

@@ -9,6 +9,7 @@ import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
+import type { TaskLimit } from './task-limits.js';
 
 /**
  * Facts a log line carries beside its message: the task, job, activity, attempt, state,
@@ -69,6 +70,13 @@ export interface WorkerOptions {
   workflows?: readonly WorkflowDefinition<never[], unknown>[];
   /** Code-first tasks this worker runs (added to `handlers` under their names). */
   tasks?: readonly TaskDefinition<never, unknown>[];
+  /**
+   * How many attempts of a task may run at once, by task name: across every worker
+   * (`concurrency`, enforced by the store) and in this process (`workerConcurrency`).
+   * Over a code-first task's own (`defineTask(…, { concurrency })`). Give every worker
+   * that runs the task the same `concurrency`.
+   */
+  taskLimits?: Readonly<Record<string, TaskLimit>>;
   /**
    * Most task handlers running at once (default 64, as `batchSize`). Handlers that await
    * I/O cost little while they wait, and a free slot lets a step's result claim the next

@@ -36,6 +36,7 @@ import {
   type ProcessorSettings,
   processBatch,
 } from './stream-processor.js';
+import { checkTaskLimit, type TaskLimit } from './task-limits.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
 import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
@@ -167,6 +168,7 @@ export class Worker {
       this.clock,
       () => this.taskWake.wake(),
       (tx, messages) => this.reportStarts(tx, messages),
+      taskLimitsOf(options),
     );
     this.presence = new Presence({
       store: this.store,
@@ -514,4 +516,16 @@ export class Worker {
     const route = this.routes.find((r) => r.stream === message.stream);
     if (route) await route.handle(tx, message);
   }
+}
+
+/** Each task's limits: its definition's, then the worker's `taskLimits` over them. */
+function taskLimitsOf(options: WorkerOptions): Record<string, TaskLimit> {
+  const limits: Record<string, TaskLimit> = {};
+  for (const task of options.tasks ?? []) {
+    if (task.limit) limits[task.name] = task.limit;
+  }
+  for (const [task, limit] of Object.entries(options.taskLimits ?? {})) {
+    limits[task] = { ...limits[task], ...checkTaskLimit(limit, task) };
+  }
+  return limits;
 }

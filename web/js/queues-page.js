@@ -13,8 +13,6 @@ function limits(q) {
   if ((q.rateLimit !== null || q.keyRateLimit !== null) && q.throttle === 'drop') {
     parts.push('drops starts over the rate');
   }
-  if (q.waits.count > 0)
-    parts.push(`mean wait ${(q.waits.sumMs / q.waits.count / 1000).toFixed(2)} s`);
   return parts.join(', ');
 }
 

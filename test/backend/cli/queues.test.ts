@@ -73,8 +73,8 @@ function weft(args: string[]): Promise<WeftRun> {
   return runWeft(args, { store: location.url, cwd: dir });
 }
 
-function worker(env: NodeJS.ProcessEnv = {}): RunningWeft {
-  const running = launchWeft(['worker', '--handlers', 'handlers.mjs'], {
+function worker(env: NodeJS.ProcessEnv = {}, args: string[] = []): RunningWeft {
+  const running = launchWeft(['worker', '--handlers', 'handlers.mjs', ...args], {
     store: location.url,
     cwd: dir,
     env,
@@ -158,6 +158,28 @@ describe.skipIf(skipBackend)('weft queue', () => {
     expect((await weft(['queues'])).out.split('\n')[1]).toMatch(
       /^charges +3 at once, 1 per key +0 +0 +- +-$/,
     );
+    for (const w of workers) expect(await w.stop()).toBe(0);
+  }, 180_000);
+
+  it('three workers with --task-concurrency work=2 never run more than 2 attempts at once', async () => {
+    expect((await weft(['deploy', 'work.yaml'])).code).toBe(0);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++)
+      ids.push((await client.start('work', { name: `t${i}`, key: '' })).id);
+    for (let i = 0; i < 3; i++) worker({}, ['--task-concurrency', 'work=2']);
+    await allDone(ids);
+    const all = runs();
+    expect(all).toHaveLength(12);
+    let most = 0;
+    for (const run of all) {
+      most = Math.max(most, all.filter((r) => r.start <= run.start && r.end > run.start).length);
+    }
+    expect(most).toBeLessThanOrEqual(2);
+    const bad = await weft(['worker', '--task-concurrency', 'work']);
+    expect([bad.code, bad.err]).toEqual([
+      2,
+      "error: option '--task-concurrency <task=n>' argument 'work' is invalid. Expected task=n, such as charge=5 (n from 1 to 1000000).",
+    ]);
     for (const w of workers) expect(await w.stop()).toBe(0);
   }, 180_000);
 

@@ -101,6 +101,36 @@ describe('claim', () => {
     }
   });
 
+  it('maxHeld: claims no more than the held messages of the stream leave room for', async () => {
+    await appendN(10);
+    const opts = (consumer: string) => ({ consumer, max: 10, leaseMs: 1000, maxHeld: 3 });
+    const a = await store.transaction((tx) => tx.claim('s', opts('a')));
+    expect(a).toHaveLength(3);
+    expect(await store.transaction((tx) => tx.claim('s', opts('b')))).toEqual([]);
+    await store.ack('s', a[0]?.id as string, 'a');
+    expect(await store.transaction((tx) => tx.claim('s', opts('b')))).toHaveLength(1);
+    // An expired lease holds nothing.
+    await clock.advance(1000);
+    expect(await store.transaction((tx) => tx.claim('s', opts('c')))).toHaveLength(3);
+  });
+
+  it('maxHeld holds across concurrent claims from separately opened stores', async () => {
+    await appendN(40);
+    const others = await Promise.all(Array.from({ length: 4 }, () => openStore(url, { clock })));
+    try {
+      const got = await Promise.all(
+        others.map((other, i) =>
+          other.transaction((tx) =>
+            tx.claim('s', { consumer: `c${i}`, max: 5, leaseMs: 60_000, maxHeld: 6 }),
+          ),
+        ),
+      );
+      expect(got.flat()).toHaveLength(6);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
   it('does not deliver a message before its availableAt', async () => {
     await store.append([{ stream: 's', payload: 'later', availableAt: clock.now() + 500 }]);
     expect(await store.claim('s', { consumer: 'c', leaseMs: 100 })).toEqual([]);

@@ -122,6 +122,15 @@ const CLAIM = sql(
    FROM (SELECT count(*) AS n FROM buried) b LEFT JOIN claimed c ON true
    ORDER BY c.id`,
 );
+const HELD_LOCK = sql(
+  'message_held_lock',
+  "SELECT pg_advisory_xact_lock(hashtext('weft:held:' || $1)) IS NULL AS locked",
+);
+const HELD = sql(
+  'message_held',
+  `SELECT count(*)::int AS n FROM weft_messages
+   WHERE stream = $1 AND available_at > $2 AND consumer IS NOT NULL`,
+);
 const ACK = sql(
   'message_ack',
   'DELETE FROM weft_messages WHERE id = $1 AND stream = $2 AND consumer = $3',
@@ -269,9 +278,21 @@ export const streams = {
   async claim(
     db: Db,
     stream: string,
-    options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
+    options: {
+      consumer: string;
+      max?: number;
+      leaseMs: number;
+      maxDeliveries?: number;
+      maxHeld?: number;
+    },
   ): Promise<StreamMessage[]> {
     let want = countOption(options.max, 1);
+    if (options.maxHeld !== undefined) {
+      // Claims that count what is held take turns, per stream, to the end of the transaction.
+      await db.rows(HELD_LOCK, [stream]);
+      const [held] = await db.rows<{ n: number }>(HELD, [stream, db.clock.now()]);
+      want = Math.min(want, Math.max(0, options.maxHeld - (held?.n ?? 0)));
+    }
     const maxDeliveries = Math.min(NEVER, deliveryLimit(options.maxDeliveries) ?? NEVER);
     const out: StreamMessage[] = [];
     while (want > 0) {

@@ -104,6 +104,8 @@ export class SqliteStreams {
           CROSS JOIN weft_messages m ON m.id = c.id WHERE m.consumer IS NOT NULL`),
       holder: p('SELECT consumer, deliveries FROM weft_messages WHERE id = ? AND stream = ?'),
       ofJob: p(`SELECT ${COLUMNS} FROM weft_messages WHERE job = ? ORDER BY id`),
+      held: p(`SELECT count(*) AS n FROM weft_messages
+        WHERE stream = ? AND available_at > ? AND consumer IS NOT NULL`),
       park: p(`INSERT INTO weft_messages (stream, job, payload, deliveries, available_at, created_at)
         SELECT @into, job, json_object('stream', stream, 'payload', json(payload)), 0,
           CASE WHEN consumer IS NULL THEN max(available_at, @now) ELSE @now END, @now
@@ -199,11 +201,22 @@ export class SqliteStreams {
   /** Claims up to `max` claimable messages, dead-lettering those past `maxDeliveries`. */
   claim(
     stream: string,
-    options: { consumer: string; max?: number; leaseMs: number; maxDeliveries?: number },
+    options: {
+      consumer: string;
+      max?: number;
+      leaseMs: number;
+      maxDeliveries?: number;
+      maxHeld?: number;
+    },
   ): StreamMessage[] {
-    const max = countOption(options.max, 1);
-    if (max <= 0) return [];
     const now = this.ctx.clock.now();
+    let max = countOption(options.max, 1);
+    if (options.maxHeld !== undefined) {
+      // One writer at a time: what is held cannot change between the count and the claim.
+      const held = this.st('held').get(stream, now) as { n: number };
+      max = Math.min(max, Math.max(0, options.maxHeld - held.n));
+    }
+    if (max <= 0) return [];
     const limit = deliveryLimit(options.maxDeliveries);
     if (limit !== undefined) this.bury(stream, now, limit);
     const held = this.st('holders').all({ stream, now, max }) as { id: number; consumer: string }[];
