@@ -13,7 +13,7 @@ import {
 } from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
 import { isFinalFlowState } from '../core/states.js';
-import { queuePlacement, type WorkflowDefinition } from '../durable/definitions.js';
+import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { readInstance } from '../durable/stored-instance.js';
 import { settledTransaction } from '../engine/expression-plan.js';
@@ -22,7 +22,6 @@ import { isTimeoutMs } from '../engine/job-deadline.js';
 import { signalKey } from '../engine/kinds/hook.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
-import { fileQueuePlace } from '../engine/queue-place.js';
 import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
@@ -36,7 +35,13 @@ import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
-import { type CreatedQueue, checkQueueStart, type QueueStartOptions, Queues } from './queues.js';
+import {
+  type CreatedQueue,
+  checkQueueStart,
+  type QueueStartOptions,
+  Queues,
+  queueOfStart,
+} from './queues.js';
 import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
 
@@ -314,31 +319,7 @@ export class Client {
     if (!record && options.version !== undefined) {
       throw new NotFoundError('workflow', `${workflow}@${options.version}`);
     }
-    // A start that names no queue waits in its workflow's (a file's `queue:`), if it has one.
-    const fileQueue =
-      options.queue === undefined && record?.model === 'graph'
-        ? (record.definition as unknown as CompiledWorkflow).queue
-        : undefined;
-    // Given a code-first definition, a start that names no queue waits in the definition's.
-    const defined =
-      options.queue === undefined && typeof definition !== 'string'
-        ? queuePlacement(definition, Array.isArray(input) ? input : [input ?? null])
-        : undefined;
-    const queueOptions = fileQueue
-      ? await fileQueuePlace(
-          workflow,
-          fileQueue,
-          (input ?? null) as Json,
-          options,
-          this.clock.now(),
-        )
-      : defined
-        ? {
-            ...defined,
-            ...(options.key !== undefined && { key: options.key }),
-            ...(options.priority !== undefined && { priority: options.priority }),
-          }
-        : options;
+    const queueOptions = await queueOfStart(definition, record, input, options, this.clock.now());
     const queue = await checkQueueStart(this.store, queueOptions);
     // Checked again with the queue a workflow file names: a trailing debounce takes none.
     const debounce = checkDebounce({ ...options, queue: queueOptions.queue });

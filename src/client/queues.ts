@@ -5,6 +5,9 @@
  */
 import type { Clock } from '../core/clock.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
+import { queuePlacement, type WorkflowDefinition } from '../durable/definitions.js';
+import { fileQueuePlace } from '../engine/queue-place.js';
+import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import {
   type CheckedQueue,
   checkQueue,
@@ -14,7 +17,7 @@ import {
   type QueueSpec,
 } from '../models/queue-spec.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
-import type { QueueKeyCount, QueueRecord } from '../store/records.js';
+import type { DefinitionRecord, Json, QueueKeyCount, QueueRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
@@ -38,6 +41,44 @@ export interface QueueStartOptions {
   key?: string;
   /** Lower runs first (default 0); whole numbers from -1000000 to 1000000. */
   priority?: number;
+}
+
+/**
+ * The queue options a start goes by: its own when it names a queue; else its workflow
+ * file's `queue:` (its key evaluated over the input, engine/queue-place.ts); else, given
+ * a code-first definition, the definition's queue. A start's own key and priority win.
+ */
+export async function queueOfStart(
+  definition: string | WorkflowDefinition<never[], unknown>,
+  record: DefinitionRecord | undefined,
+  input: unknown,
+  options: QueueStartOptions,
+  now: number,
+): Promise<QueueStartOptions> {
+  if (options.queue !== undefined) return options;
+  const fileQueue =
+    record?.model === 'graph'
+      ? (record.definition as unknown as CompiledWorkflow).queue
+      : undefined;
+  if (fileQueue) {
+    return fileQueuePlace(
+      record?.workflow as string,
+      fileQueue,
+      (input ?? null) as Json,
+      options,
+      now,
+    );
+  }
+  const defined =
+    typeof definition === 'string'
+      ? undefined
+      : queuePlacement(definition, Array.isArray(input) ? input : [input ?? null]);
+  if (!defined) return options;
+  return {
+    ...defined,
+    ...(options.key !== undefined && { key: options.key }),
+    ...(options.priority !== undefined && { priority: options.priority }),
+  };
 }
 
 /** Checks a start's queue options against the store; the queue's record, or undefined with none. */

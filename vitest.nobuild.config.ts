@@ -1,2 +1,0 @@
-import base from './vitest.config.ts';
-export default { ...base, test: { ...base.test, globalSetup: [] } };
