@@ -21,8 +21,9 @@
  * Each admission adds the waits of the jobs it admits to the queue's histogram.
  */
 import { ConflictError } from '../core/errors.js';
+import { Issued } from './issued.js';
 import { QUEUE_WAIT_BOUNDS_S, QUEUED_STREAM } from './queue-rules.js';
-import type { NewQueueItem, QueueItem, QueueRecord, QueueWaits } from './records.js';
+import type { QueueItem, QueueRecord, QueueWaits } from './records.js';
 import type { StoreTx } from './store.js';
 
 /** How many waiting items one admission reads (per order: by priority, and oldest). */
@@ -298,13 +299,37 @@ export async function enqueueStart(
     priority: options.priority ?? 0,
     availableAt,
   };
-  const queue = await tx.lockQueue(item.queue);
+  // The lock and the reads behind it go in one round trip on a pipelining connection:
+  // the reads run after the lock is granted, so they see what the lock holds still.
+  const due = availableAt <= now;
+  const reads = new Issued();
+  const locking = reads.add(tx.lockQueue(item.queue));
+  const line = due ? reads.add(tx.waitingItems(item.queue, now, 1)) : undefined;
+  const running = due ? reads.add(tx.runningKeys(item.queue)) : undefined;
+  await reads.settled();
+  const queue = await locking;
   const charged =
     queue?.throttle === 'drop' ? chargedQueue(queue, item.key, now, policy.drops) : queue;
-  if (availableAt <= now && charged && (await admitsAtOnce(tx, charged, item, now))) return;
-  if (charged && charged !== queue) await tx.putQueue(charged);
-  await tx.parkMessages(job, QUEUED_STREAM);
-  await tx.enqueue(item);
+  const writes = new Issued();
+  // Nothing waits in line and there is room now: admitted at once, in this transaction.
+  const plan =
+    charged && line && running && (await line).length === 0
+      ? planAdmission(
+          charged,
+          [{ ...item, seq: 0, state: 'waiting', enqueuedAt: now, admittedAt: null }],
+          await running,
+          now,
+        )
+      : undefined;
+  if (charged && plan && plan.admit.length > 0) {
+    writes.add(tx.enqueue({ ...item, admittedAt: now }));
+    writes.add(tx.putQueue(withPlan(charged, plan, now)));
+  } else {
+    if (charged && charged !== queue) writes.add(tx.putQueue(charged));
+    writes.add(tx.parkMessages(job, QUEUED_STREAM));
+    writes.add(tx.enqueue(item));
+  }
+  await writes.settled();
 }
 
 /**
@@ -320,26 +345,6 @@ function chargedQueue(queue: QueueRecord, key: string, now: number, drops: boole
     );
   }
   return { ...queue, ...charge, updatedAt: now };
-}
-
-/**
- * Admits `item` in `tx` when the line is empty and `queue` (locked) has room; says
- * whether it did, having written the queue's state when it did.
- */
-async function admitsAtOnce(
-  tx: StoreTx,
-  queue: QueueRecord,
-  item: NewQueueItem,
-  now: number,
-): Promise<boolean> {
-  if ((await tx.waitingItems(item.queue, now, 1)).length > 0) return false;
-  const running = await tx.runningKeys(item.queue);
-  const waiting = { ...item, seq: 0, state: 'waiting' as const, enqueuedAt: now, admittedAt: null };
-  const plan = planAdmission(queue, [waiting], running, now);
-  if (plan.admit.length === 0) return false;
-  await tx.enqueue({ ...item, admittedAt: now });
-  await tx.putQueue(withPlan(queue, plan, now));
-  return true;
 }
 
 /** Whether a plan changed the queue's state (so its row is written). */

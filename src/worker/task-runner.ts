@@ -252,7 +252,7 @@ export class TaskRunner {
 
   /** Claims up to `max` messages of `stream`; those past maxDeliveries are dead-lettered (their jobs end). */
   private async claim(stream: string, max: number): Promise<StreamMessage[]> {
-    const { store, consumer, leaseMs } = this.settings;
+    const { store } = this.settings;
     let claimed: StreamMessage[] = [];
     const live = await store.transaction(async (tx) => {
       claimed = await tx.claim(stream, this.claimOptions(stream, max));
@@ -294,7 +294,7 @@ export class TaskRunner {
     stream: string,
     max: number,
   ): Promise<StreamMessage[]> {
-    const { store, consumer, leaseMs } = this.settings;
+    const { store } = this.settings;
     let overdue: StreamMessage[] = [];
     let messages: StreamMessage[];
     try {
