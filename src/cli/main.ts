@@ -37,7 +37,7 @@ import { registerQueueCommand } from './queue-command.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { retryingUnreachable } from './store-retry.js';
-import { taskCountOption, taskLimitsOf } from './task-limit-option.js';
+import { taskCountOption, taskLimitsOf, taskTextOption } from './task-limit-option.js';
 import { isoTimeOption } from './time-option.js';
 
 /** `--log-format` of the commands that run a worker. */
@@ -312,6 +312,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       taskCountOption,
     )
     .option(
+      '--task-queue <task=queue>',
+      "claim a task's attempts through a queue: its limits hold over every task that names it (again for more tasks)",
+      taskTextOption,
+    )
+    .option(
+      '--task-queue-key <task=expression>',
+      "a queued task's key for per-key limits: a JSONata expression over { input }, such as charge=input.customer",
+      taskTextOption,
+    )
+    .option(
       '--grace-ms <ms>',
       'on SIGINT/SIGTERM, how long running handlers may finish before their work is handed back',
       positiveWholeNumber,
@@ -343,6 +353,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
                 opts.taskConcurrency as Record<string, number> | undefined,
                 opts.taskWorkerConcurrency as Record<string, number> | undefined,
               ),
+              taskQueues: opts.taskQueue as Record<string, string> | undefined,
+              taskQueueKeys: opts.taskQueueKey as Record<string, string> | undefined,
               logFormat: opts.logFormat as string | undefined,
               verbose: Boolean(opts.verbose),
               graceMs: opts.graceMs as number,

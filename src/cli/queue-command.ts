@@ -59,7 +59,15 @@ function limits(q: QueueView): string {
 export function formatQueueList(queues: readonly QueueView[], now: number): string {
   if (queues.length === 0) return 'no queues';
   const rows = [
-    ['QUEUE', 'LIMITS', 'RUNNING', 'WAITING', 'LONGEST WAIT', 'KEYS (running/waiting)'],
+    [
+      'QUEUE',
+      'LIMITS',
+      'RUNNING',
+      'WAITING',
+      'LONGEST WAIT',
+      'TASKS RUNNING',
+      'KEYS (running/waiting)',
+    ],
     ...queues.map((q) => {
       const oldest = q.keys
         .map((k) => k.oldestWaiting)
@@ -68,7 +76,10 @@ export function formatQueueList(queues: readonly QueueView[], now: number): stri
       const keys = q.keys
         .filter((k) => k.key !== '')
         .slice(0, 5)
-        .map((k) => `${k.key} ${k.running}/${k.waiting}`);
+        .map(
+          (k) =>
+            `${k.key} ${k.running}/${k.waiting}${k.attempts > 0 ? ` (${k.attempts} tasks)` : ''}`,
+        );
       const more = q.keys.filter((k) => k.key !== '').length - keys.length;
       return [
         q.name,
@@ -76,6 +87,7 @@ export function formatQueueList(queues: readonly QueueView[], now: number): stri
         String(q.running),
         String(q.waiting),
         oldest === undefined ? '-' : humanDuration(now - oldest),
+        String(q.attempts),
         keys.length === 0 ? '-' : `${keys.join(', ')}${more > 0 ? `, +${more} more` : ''}`,
       ];
     }),

@@ -2,6 +2,8 @@
  * `weft worker --task-concurrency charge=5 --task-worker-concurrency charge=2`: limits on
  * how many attempts of a task run at once, in every worker and in this one
  * (worker/task-limits.ts). Each flag may be given again, and takes `task=n[,task=n…]`.
+ * `--task-queue charge=payments [--task-queue-key charge=input.customer]` take
+ * `task=text` (task-queue-option.ts reads them).
  */
 import { InvalidArgumentError } from 'commander';
 
@@ -33,4 +35,14 @@ export function taskLimitsOf(
     limits[task] = { ...limits[task], workerConcurrency: n };
   }
   return limits;
+}
+
+/** Collects `task=text` pairs into a map, for a repeatable flag (the text may hold `=`). */
+export function taskTextOption(
+  value: string,
+  previous: Record<string, string> = {},
+): Record<string, string> {
+  const match = /^([^=\s]+)=(.+)$/s.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('Expected task=value, such as charge=payments.');
+  return { ...previous, [match[1] as string]: (match[2] as string).trim() };
 }

@@ -17,6 +17,7 @@ import { parseLogFormat } from './log-format.js';
 import { missingHandlers, warnMissingHandlers } from './missing-handlers.js';
 import type { Output } from './print.js';
 import { retryingUnreachable } from './store-retry.js';
+import { taskQueuesOf } from './task-queue-option.js';
 
 /** Options of `weft worker`. */
 export interface WorkerCommandOptions {
@@ -24,6 +25,9 @@ export interface WorkerCommandOptions {
   concurrency?: number;
   /** Limits per task (`--task-concurrency`, `--task-worker-concurrency`). */
   taskLimits?: Record<string, { concurrency?: number; workerConcurrency?: number }>;
+  /** Queues per task (`--task-queue`), and their keys (`--task-queue-key`). */
+  taskQueues?: Record<string, string>;
+  taskQueueKeys?: Record<string, string>;
   logFormat?: string;
   /** Pretty log lines: every error's stack, a failed attempt's too. */
   verbose?: boolean;
@@ -47,6 +51,7 @@ export async function runWorkerCommand(
   const logger = createCliLogger(parseLogFormat(options.logFormat), {
     verbose: Boolean(options.verbose),
   });
+  const taskQueues = taskQueuesOf(options.taskQueues, options.taskQueueKeys);
   const module = await loadWorkerModule(options.handlers);
   const graceMs = options.graceMs ?? 10_000;
   const worker = new Worker({
@@ -59,6 +64,7 @@ export async function runWorkerCommand(
     queues: module.queues,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     ...(options.taskLimits !== undefined && { taskLimits: options.taskLimits }),
+    taskQueues,
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

@@ -22,10 +22,20 @@ import type { Store } from '../store/store.js';
 
 /** A queue with what runs and waits in it now. */
 export interface QueueView extends QueueRecord {
+  /** Jobs admitted (holding a slot). */
   running: number;
+  /** Jobs waiting for a slot. */
   waiting: number;
+  /** Attempts of tasks that name the queue, running (claimed through it, lease live). */
+  attempts: number;
   /** Per key (the key `''` for jobs started with none), busiest first. */
-  keys: { key: string; running: number; waiting: number; oldestWaiting: number | null }[];
+  keys: {
+    key: string;
+    running: number;
+    waiting: number;
+    oldestWaiting: number | null;
+    attempts: number;
+  }[];
 }
 
 /** What `create` did. */
@@ -118,12 +128,23 @@ export async function checkQueueStart(
 function viewOf(queue: QueueRecord, counts: readonly QueueKeyCount[]): QueueView {
   const keys = counts
     .filter((c) => c.queue === queue.name)
-    .map(({ key, running, waiting, oldestWaiting }) => ({ key, running, waiting, oldestWaiting }))
-    .sort((a, b) => b.running + b.waiting - (a.running + a.waiting) || (a.key < b.key ? -1 : 1));
+    .map(({ key, running, waiting, oldestWaiting, attempts }) => ({
+      key,
+      running,
+      waiting,
+      oldestWaiting,
+      attempts: attempts ?? 0,
+    }))
+    .sort(
+      (a, b) =>
+        b.running + b.waiting + b.attempts - (a.running + a.waiting + a.attempts) ||
+        (a.key < b.key ? -1 : 1),
+    );
   return {
     ...queue,
     running: keys.reduce((n, k) => n + k.running, 0),
     waiting: keys.reduce((n, k) => n + k.waiting, 0),
+    attempts: keys.reduce((n, k) => n + k.attempts, 0),
     keys,
   };
 }

@@ -9,6 +9,16 @@ import { ValidationError } from './errors.js';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** How long a job waits before it counts as one priority higher, unless a queue says: 1 minute. */
+/** Throws a ValidationError naming `where` unless `name` is a queue name. */
+export function checkQueueName(name: unknown, where: string): asserts name is string {
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new ValidationError(
+      `name ${JSON.stringify(name)} is not a queue name: letters, digits and . _ : - (not first), up to 128`,
+      where,
+    );
+  }
+}
+
 export const DEFAULT_AGING_MS = 60_000;
 
 /** The longest period or aging weft takes: 1000 days. */
@@ -78,12 +88,7 @@ function wholeNumber(value: unknown, field: string, where: string, min: number, 
 
 /** Checks a declaration; a field that is wrong is a ValidationError naming it. */
 export function checkQueue(spec: QueueSpec, where = `queue ${spec?.name}`): CheckedQueue {
-  if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
-    throw new ValidationError(
-      `name ${JSON.stringify(spec?.name)} is not a queue name: letters, digits and . _ : - (not first), up to 128`,
-      where,
-    );
-  }
+  checkQueueName(spec?.name, where);
   const limit = (v: unknown, field: string) =>
     v === undefined ? null : wholeNumber(v, field, where, 1, 1_000_000);
   const rate = (r: RateSpec | undefined, field: string) =>

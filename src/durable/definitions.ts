@@ -4,6 +4,7 @@
  * typed by `charge`'s function, and a parallel `execute([a, x], [b, y])` by the tuple.
  */
 import { ValidationError } from '../core/errors.js';
+import { checkQueueName } from '../core/queue-rules.js';
 import type { RetrySettings } from '../core/retry-policy.js';
 import { isTimeoutMs } from '../engine/job-deadline.js';
 import { checkRetryOptions, type RetryOptions } from '../engine/retry-document.js';
@@ -35,7 +36,7 @@ export interface TaskRunOptions {
 }
 
 /** Options of a task. */
-export interface TaskOptions extends TaskRunOptions {
+export interface TaskOptions<I = never> extends TaskRunOptions {
   /**
    * The task that undoes this one (TaskFlow's revert): when a workflow defined with
    * `{ onFailure: 'revert' }` fails, it runs with `{ input, output, error }` of this
@@ -49,6 +50,42 @@ export interface TaskOptions extends TaskRunOptions {
   concurrency?: number;
   /** Most attempts of this task running at once in one worker process (default: no limit). */
   workerConcurrency?: number;
+  /**
+   * The queue this task's attempts are claimed through (store/task-queue-claim.ts): its
+   * limits (concurrency, per-key concurrency, rates) hold over the attempts of every task
+   * that names it, across every worker. A name, or `{ name, key }` where `key` reads an
+   * attempt's key for per-key limits from the task's input.
+   */
+  queue?: string | TaskQueueOption<I>;
+}
+
+/** A task's queue, with how an attempt's key is read from its input. */
+export interface TaskQueueOption<I = never> {
+  name: string;
+  key?: (input: I) => string | number | Promise<string | number>;
+}
+
+/** A task's queue, checked. */
+export interface TaskQueue {
+  name: string;
+  key?: (input: unknown) => string | number | Promise<string | number>;
+}
+
+/** A task's `queue` option, checked (names the task in its errors). */
+export function checkTaskQueue(
+  option: string | TaskQueueOption<never> | TaskQueue,
+  task: string,
+): TaskQueue {
+  const where = `task ${task}`;
+  const spec = typeof option === 'string' ? { name: option } : option;
+  if (typeof spec !== 'object' || spec === null) {
+    throw new ValidationError('queue must be a queue name or { name, key }', where);
+  }
+  checkQueueName(spec.name, where);
+  if (spec.key !== undefined && typeof spec.key !== 'function') {
+    throw new ValidationError("queue's key must be a function of the task's input", where);
+  }
+  return { name: spec.name, ...(spec.key && { key: spec.key as TaskQueue['key'] }) };
 }
 
 /**
@@ -69,6 +106,8 @@ export interface TaskDefinition<I = unknown, O = unknown> {
   readonly revert?: TaskDefinition<never, unknown>;
   /** How many of its attempts may run at once (worker/task-limits.ts), when limited. */
   readonly limit?: TaskLimit;
+  /** The queue its attempts are claimed through, when it names one. */
+  readonly queue?: TaskQueue;
   /**
    * The same task with other run options, for one call:
    * `await this.execute(charge.with({ retry: { attempts: 5 } }), input)`. Retry fields
@@ -116,6 +155,7 @@ function taskDefinition<I, O>(
   options: ReturnType<typeof runOptions>,
   revert: TaskDefinition<never, unknown> | undefined,
   limit: TaskLimit | undefined,
+  queue?: TaskQueue,
 ): TaskDefinition<I, O> {
   return {
     kind: 'task',
@@ -124,9 +164,10 @@ function taskDefinition<I, O>(
     ...options,
     ...(revert ? { revert } : {}),
     ...(limit ? { limit } : {}),
+    ...(queue ? { queue } : {}),
     with(override: TaskRunOptions): TaskDefinition<I, O> {
       const changed = runOptions(override, `task ${name}`, options);
-      return taskDefinition(name, run, changed, revert, limit);
+      return taskDefinition(name, run, changed, revert, limit, queue);
     },
   };
 }
@@ -160,13 +201,30 @@ export function checkTaskLimit(options: TaskLimit, name: string): TaskLimit | un
 export function defineTask<I = undefined, O = unknown>(
   name: string,
   run: (input: I, context: TaskContext) => O,
-  options: TaskOptions = {},
+  options: TaskOptions<I> = {},
 ): TaskDefinition<I, Awaited<O>> {
   if (!name) throw new ValidationError('a task needs a name', 'defineTask');
   const wrapped = async (input: I, context?: TaskContext): Promise<Awaited<O>> =>
     await run(input, context as TaskContext);
   const limit = checkTaskLimit(options, name);
-  return taskDefinition(name, wrapped, runOptions(options, `task ${name}`), options.revert, limit);
+  const queue =
+    options.queue === undefined
+      ? undefined
+      : checkTaskQueue(options.queue as TaskQueueOption<never>, name);
+  if (queue && limit?.concurrency !== undefined) {
+    throw new ValidationError(
+      `a task in queue ${queue.name} takes its concurrency from the queue: give the queue a concurrency instead of the task`,
+      `task ${name}`,
+    );
+  }
+  return taskDefinition(
+    name,
+    wrapped,
+    runOptions(options, `task ${name}`),
+    options.revert,
+    limit,
+    queue,
+  );
 }
 
 /** A code-first workflow: `A` are the arguments of `handle`, `O` its result. */

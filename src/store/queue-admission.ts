@@ -63,7 +63,7 @@ export type AdmissionQueue = Pick<
 >;
 
 /** The limits of a queue the store has no row for: none. */
-const UNLIMITED: AdmissionQueue = {
+export const UNLIMITED: AdmissionQueue = {
   concurrency: null,
   keyConcurrency: null,
   rateLimit: null,
@@ -120,20 +120,24 @@ export function addWaits(waits: QueueWaits, items: readonly QueueItem[], now: nu
 }
 
 /**
- * Plans an admission at `now` (pure). A queue whose `throttle` is `drop` charged its
- * rate limits when each start came (`chargeRates`), so its admission checks none.
+ * Plans an admission at `now` (pure), of `room` items at most. A queue whose `throttle`
+ * is `drop` charged its rate limits when each start came (`chargeRates`), so its
+ * admission checks none.
  */
 export function planAdmission(
   queue: AdmissionQueue,
   waiting: readonly QueueItem[],
   running: readonly { key: string; running: number }[],
   now: number,
+  room = Number.POSITIVE_INFINITY,
 ): AdmissionPlan {
   const perKey = new Map(running.map((r) => [r.key, Number(r.running)]));
-  let free =
+  let free = Math.min(
+    room,
     queue.concurrency === null
       ? Number.POSITIVE_INFINITY
-      : queue.concurrency - [...perKey.values()].reduce((a, b) => a + b, 0);
+      : queue.concurrency - [...perKey.values()].reduce((a, b) => a + b, 0),
+  );
   let tat = queue.rateTat;
   const keyTats = liveTats(queue.keyTats, now);
   const plan: AdmissionPlan = {

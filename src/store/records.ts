@@ -207,6 +207,20 @@ export interface ClaimOptions {
   maxHeld?: number;
 }
 
+/** A message a claim through a queue picked, with the queue key it is held under. */
+export interface QueuedPick {
+  id: string;
+  key: string;
+}
+
+/** How a claim through a queue takes its picks. */
+export interface QueuedClaimOptions {
+  consumer: string;
+  leaseMs: number;
+  /** The queue whose held attempts they count in while their leases live. */
+  queue: string;
+}
+
 /** A message moved aside after too many deliveries. */
 export interface DeadLetter {
   id: string;
@@ -478,6 +492,8 @@ export interface QueueKeyCount {
   waiting: number;
   /** When its longest-waiting job was enqueued (epoch ms), or null with none waiting. */
   oldestWaiting: number | null;
+  /** Task attempts of this key running through the queue (claimed through it, lease live). */
+  attempts?: number;
 }
 
 /** A start's claim on an idempotency key (`claimIdempotencyKey`). */

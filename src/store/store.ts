@@ -37,6 +37,8 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueuedClaimOptions,
+  QueuedPick,
   QueueItem,
   QueueKeyCount,
   QueueRecord,
@@ -180,6 +182,21 @@ export interface StoreTx {
    * same message. Messages past `maxDeliveries` go to the dead-letter stream instead.
    */
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
+  /** Up to `limit` messages of `stream` claimable at `now`, oldest first (as a claim takes them), left unclaimed. */
+  claimableMessages(stream: string, now: number, limit: number): Promise<StreamMessage[]>;
+  /**
+   * Claims these messages of `stream` for `options.consumer`, as {@link claim} does, for a
+   * claim through a queue (store/task-queue-claim.ts): while its lease lives each counts
+   * as an attempt the queue holds, under its pick's key. A message no longer claimable
+   * (another claim took it meanwhile) is left out.
+   */
+  claimQueued(
+    stream: string,
+    picks: readonly QueuedPick[],
+    options: QueuedClaimOptions,
+  ): Promise<StreamMessage[]>;
+  /** The task attempts queue `queue` holds at `now` (claimed through it, lease live), per key. */
+  queueHeld(queue: string, now: number): Promise<{ key: string; running: number }[]>;
   /**
    * Completes and deletes a message held by `consumer` (the claim machine's CLAIMED →
    * COMPLETE); false when it no longer holds it (another consumer does, or it is gone).

@@ -7,7 +7,12 @@
  */
 import type { TaskLimit } from '../durable/definitions.js';
 
-export { checkTaskLimit, type TaskLimit } from '../durable/definitions.js';
+export {
+  checkTaskLimit,
+  checkTaskQueue,
+  type TaskLimit,
+  type TaskQueue,
+} from '../durable/definitions.js';
 
 /** How many more attempts of a task this worker may start now (Infinity: no limit here). */
 export function workerRoom(limit: TaskLimit | undefined, runningHere: number): number {

@@ -14,12 +14,19 @@
  * that claims it: the follow-up's, or the claim's own, never in one of its own.
  */
 import type { Clock } from '../core/clock.js';
-import { LeaseLostError, NotFoundError, TimeoutError, toErrorRecord } from '../core/errors.js';
+import {
+  LeaseLostError,
+  NotFoundError,
+  TimeoutError,
+  toErrorRecord,
+  ValidationError,
+} from '../core/errors.js';
 import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { ClaimOptions, StoreTx, StreamMessage } from '../store/store.js';
+import { claimThroughQueue, type TaskQueuePlace } from '../store/task-queue-claim.js';
 import { yieldIfDue } from '../store/yield-point.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { bury, isOverdue } from './dead-letters.js';
@@ -27,8 +34,8 @@ import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { admitClaimed } from './suspended-claims.js';
 import type { TaskHandlers } from './task-handler.js';
-import { type TaskLimit, workerRoom } from './task-limits.js';
-import { logWarning } from './worker-options.js';
+import { type TaskLimit, type TaskQueue, workerRoom } from './task-limits.js';
+import { logWarning, type WorkerLogger } from './worker-options.js';
 
 /** Records task responses inside a transaction, several at once (sorted by job). */
 export type Responder = (tx: StoreTx, responses: readonly TaskResponse[]) => Promise<unknown>;
@@ -64,6 +71,11 @@ export class TaskRunner {
   private readonly limits = new Map<string, TaskLimit>();
   /** Handlers running (or held for a follow-up) per limited stream. */
   private readonly perStream = new Map<string, number>();
+  /** The queue each queued task's attempts are claimed through, by its stream. */
+  private readonly queues = new Map<string, TaskQueuePlace>();
+  /** A wake-up set for when a queue's rate lets the next attempt through. */
+  private rateWake: ReturnType<typeof setTimeout> | undefined;
+  private rateWakeAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly settings: ProcessorSettings,
@@ -77,12 +89,23 @@ export class TaskRunner {
     private readonly onStarted?: StartReporter,
     /** Limits of some tasks, by task name (task-limits.ts). */
     taskLimits: Readonly<Record<string, TaskLimit>> = {},
+    /** The queues of some tasks, by task name. */
+    taskQueues: Readonly<Record<string, TaskQueue>> = {},
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
     for (const [task, limit] of Object.entries(taskLimits)) {
       if (limit.concurrency !== undefined || limit.workerConcurrency !== undefined) {
         this.limits.set(taskStream(task), limit);
       }
+    }
+    for (const [task, queue] of Object.entries(taskQueues)) {
+      if (taskLimits[task]?.concurrency !== undefined) {
+        throw new ValidationError(
+          `a task in queue ${queue.name} takes its concurrency from the queue: give the queue a concurrency instead of the task`,
+          `task ${task}`,
+        );
+      }
+      this.queues.set(taskStream(task), queuePlace(task, queue, this.settings.logger));
     }
   }
 
@@ -133,9 +156,10 @@ export class TaskRunner {
         if (settled || this.closed || room <= 0 || !serves.has(m.stream) || m.claim) return m;
         // A retry waiting for its backoff is not taken early: whoever claims it, when due.
         if (m.availableAt !== undefined && m.availableAt > due) return m;
-        // A task limited across workers is claimed only by a claim that counts what is held.
+        // A task limited across workers (or in a queue) is claimed only by a claim that
+        // counts what is held.
         const limit = this.limits.get(m.stream);
-        if (limit?.concurrency !== undefined) return m;
+        if (limit?.concurrency !== undefined || this.queues.has(m.stream)) return m;
         if (workerRoom(limit, this.perStream.get(m.stream) ?? 0) <= 0) return m;
         this.count(m.stream, 1);
         counted.push(m.stream);
@@ -255,7 +279,7 @@ export class TaskRunner {
     const { store } = this.settings;
     let claimed: StreamMessage[] = [];
     const live = await store.transaction(async (tx) => {
-      claimed = await tx.claim(stream, this.claimOptions(stream, max));
+      claimed = await this.claimIn(tx, stream, max);
       return this.admit(
         tx,
         claimed.filter((m) => !isOverdue(this.settings, m)),
@@ -263,6 +287,42 @@ export class TaskRunner {
     });
     for (const m of claimed) if (isOverdue(this.settings, m)) await bury(this.settings, m);
     return live;
+  }
+
+  /**
+   * Claims up to `max` messages of `stream` in `tx`: through the task's queue when it
+   * names one (as far as the queue's limits leave room; a rate that holds an attempt
+   * back sets a wake-up for when it lets it through), else as a plain claim.
+   */
+  private async claimIn(tx: StoreTx, stream: string, max: number): Promise<StreamMessage[]> {
+    const place = this.queues.get(stream);
+    if (!place) return tx.claim(stream, this.claimOptions(stream, max));
+    const { consumer, leaseMs } = this.settings;
+    const result = await claimThroughQueue(
+      tx,
+      stream,
+      place,
+      { consumer, leaseMs, max },
+      this.clock.now(),
+    );
+    if (result.rateWaitUntil !== undefined) this.wakeAt(result.rateWaitUntil);
+    return result.claimed;
+  }
+
+  /** Looks for work again at `at` (the earliest of the wake-ups asked for). */
+  private wakeAt(at: number): void {
+    if (this.closed || at >= this.rateWakeAt) return;
+    clearTimeout(this.rateWake);
+    this.rateWakeAt = at;
+    this.rateWake = setTimeout(
+      () => {
+        this.rateWake = undefined;
+        this.rateWakeAt = Number.POSITIVE_INFINITY;
+        this.onFree();
+      },
+      Math.max(0, at - this.clock.now()),
+    );
+    this.rateWake.unref?.();
   }
 
   /** A claim of up to `max`, within the task's limit across workers when it has one. */
@@ -299,7 +359,7 @@ export class TaskRunner {
     let messages: StreamMessage[];
     try {
       messages = await store.transaction(async (tx) => {
-        const claimed = await tx.claim(stream, this.claimOptions(stream, max));
+        const claimed = await this.claimIn(tx, stream, max);
         overdue = claimed.filter((m) => isOverdue(this.settings, m));
         const live = await this.admit(
           tx,
@@ -545,9 +605,12 @@ export class TaskRunner {
     this.heartbeats.delete(id);
     // Only a runner that was full may have left work unclaimed: a free slot matters then.
     // So may a task limited per worker that was at its limit.
+    // And a queued task's attempt frees a slot of its queue that a claim here may be
+    // waiting for.
     const wasFull =
       this.running.size + this.reserved >= this.concurrency ||
-      workerRoom(this.limits.get(stream), this.perStream.get(stream) ?? 0) === 0;
+      workerRoom(this.limits.get(stream), this.perStream.get(stream) ?? 0) === 0 ||
+      this.queues.has(stream);
     if (this.running.delete(id)) this.count(stream, -1);
     if (wasFull) this.onFree();
     if (this.running.size === 0) for (const resolve of this.idle.splice(0)) resolve();
@@ -556,6 +619,7 @@ export class TaskRunner {
   /** Waits until no handler runs, up to `graceMs`; then aborts the rest and gives their messages back. */
   async drain(graceMs: number, clock: Clock = this.clock): Promise<void> {
     this.closed = true;
+    clearTimeout(this.rateWake);
     if (this.running.size > 0) {
       const idle = new Promise<void>((resolve) => this.idle.push(resolve));
       const controller = new AbortController();
@@ -577,4 +641,35 @@ export class ShutdownAbort extends Error {
     super('worker shutting down');
     this.name = 'ShutdownAbort';
   }
+}
+
+/**
+ * Where a queued task's attempts are claimed: its queue, and its key read from an
+ * attempt's input by the task's `key` (a key that throws or is not a string or number is
+ * `''`, with a warning: the attempt is not held back by it).
+ */
+function queuePlace(task: string, queue: TaskQueue, logger: WorkerLogger): TaskQueuePlace {
+  const key = queue.key;
+  if (!key) return { queue: queue.name };
+  return {
+    queue: queue.name,
+    keyOf: async (payload) => {
+      try {
+        const value = await key((payload as { input?: unknown } | null)?.input);
+        if (typeof value === 'string') return value;
+        if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+        throw new TypeError(
+          `the key is ${JSON.stringify(value) ?? String(value)}, not a string or number`,
+        );
+      } catch (error) {
+        logWarning(
+          logger,
+          `task ${task}'s queue key failed for an attempt; it runs under the key '' in queue ${queue.name}`,
+          toErrorRecord(error) as ErrorRecord,
+          { task },
+        );
+        return '';
+      }
+    },
+  };
 }

@@ -9,7 +9,7 @@ import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { TaskHandlers } from './task-handler.js';
-import type { TaskLimit } from './task-limits.js';
+import type { TaskLimit, TaskQueue } from './task-limits.js';
 
 /**
  * Facts a log line carries beside its message: the task, job, activity, attempt, state,
@@ -77,6 +77,15 @@ export interface WorkerOptions {
    * that runs the task the same `concurrency`.
    */
   taskLimits?: Readonly<Record<string, TaskLimit>>;
+  /**
+   * The queue a task's attempts are claimed through, by task name: a queue name, or `{
+   * name, key }` where `key` reads an attempt's key from the task's input (for the
+   * queue's per-key limits). The queue's limits (`weft queue create`, `defineQueue`)
+   * hold over the attempts of every task that names it, across every worker. Over a
+   * code-first task's own (`defineTask(…, { queue })`). Give every worker that runs the
+   * task the same queue.
+   */
+  taskQueues?: Readonly<Record<string, string | TaskQueue>>;
   /**
    * Most task handlers running at once (default 64, as `batchSize`). Handlers that await
    * I/O cost little while they wait, and a free slot lets a step's result claim the next

@@ -36,7 +36,7 @@ import {
   type ProcessorSettings,
   processBatch,
 } from './stream-processor.js';
-import { checkTaskLimit, type TaskLimit } from './task-limits.js';
+import { checkTaskLimit, checkTaskQueue, type TaskLimit, type TaskQueue } from './task-limits.js';
 import { TaskRunner } from './task-runner.js';
 import { WakeUp } from './wake-up.js';
 import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
@@ -169,6 +169,7 @@ export class Worker {
       () => this.taskWake.wake(),
       (tx, messages) => this.reportStarts(tx, messages),
       taskLimitsOf(options),
+      taskQueuesOf(options),
     );
     this.presence = new Presence({
       store: this.store,
@@ -528,4 +529,16 @@ function taskLimitsOf(options: WorkerOptions): Record<string, TaskLimit> {
     limits[task] = { ...limits[task], ...checkTaskLimit(limit, task) };
   }
   return limits;
+}
+
+/** Each task's queue: its definition's, then the worker's `taskQueues` over them. */
+function taskQueuesOf(options: WorkerOptions): Record<string, TaskQueue> {
+  const queues: Record<string, TaskQueue> = {};
+  for (const task of options.tasks ?? []) {
+    if (task.queue) queues[task.name] = task.queue;
+  }
+  for (const [task, queue] of Object.entries(options.taskQueues ?? {})) {
+    queues[task] = checkTaskQueue(queue, task);
+  }
+  return queues;
 }

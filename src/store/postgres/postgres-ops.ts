@@ -27,6 +27,8 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueuedClaimOptions,
+  QueuedPick,
   QueueRecord,
   ScheduleRecord,
   StoreTx,
@@ -158,6 +160,15 @@ export class PostgresStoreTx implements StoreTx {
   }
   claim(stream: string, options: ClaimOptions) {
     return this.invoke(ONE, (db) => streams.claim(db, stream, options));
+  }
+  claimableMessages(stream: string, now: number, limit: number) {
+    return this.invoke(ONE, (db) => streams.claimableMessages(db, stream, now, limit));
+  }
+  claimQueued(stream: string, picks: readonly QueuedPick[], options: QueuedClaimOptions) {
+    return this.invoke(ONE, (db) => streams.claimQueued(db, stream, picks, options));
+  }
+  queueHeld(queue: string, now: number) {
+    return this.invoke(ONE, (db) => streams.queueHeld(db, queue, now));
   }
   ack(stream: string, id: string, consumer: string) {
     return this.invoke(ONE, (db) => streams.ack(db, stream, id, consumer));

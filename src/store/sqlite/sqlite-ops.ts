@@ -26,6 +26,8 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueuedClaimOptions,
+  QueuedPick,
   QueueRecord,
   ScheduleRecord,
   StoreTx,
@@ -239,6 +241,15 @@ export class BoundStoreTx implements StoreTx {
   }
   claim(stream: string, options: ClaimOptions) {
     return this.invoke(W, () => this.ops.streams.claim(stream, options));
+  }
+  claimableMessages(stream: string, now: number, limit: number) {
+    return this.invoke(R, () => this.ops.streams.claimableMessages(stream, now, limit));
+  }
+  claimQueued(stream: string, picks: readonly QueuedPick[], options: QueuedClaimOptions) {
+    return this.invoke(W, () => this.ops.streams.claimQueued(stream, picks, options));
+  }
+  queueHeld(queue: string, now: number) {
+    return this.invoke(R, () => this.ops.streams.queueHeld(queue, now));
   }
   ack(stream: string, id: string, consumer: string) {
     return this.invoke(W, () => this.ops.streams.ack(stream, id, consumer));

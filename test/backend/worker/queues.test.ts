@@ -25,6 +25,17 @@ transitions:
   start: [work]
 `;
 
+/** Tasks `work` and `more` at once, both with the job input. */
+const PAIR = `
+workflow: pair
+activities:
+  start: { kind: trigger }
+  work: { kind: task, input: "input" }
+  more: { kind: task, input: "input" }
+transitions:
+  start: [work, more]
+`;
+
 interface Run {
   name: string;
   key: string;
@@ -64,22 +75,27 @@ async function startWorkers(
     const worker = new Worker({
       store,
       idleMs: 100,
-      handlers: {
-        work: async (input: unknown) => {
-          const { name, key } = input as { name: string; key: string };
-          const run = { name, key, start: Date.now(), end: 0 };
-          await gate;
-          await new Promise((resolve) => setTimeout(resolve, holdMs));
-          run.end = Date.now();
-          runs.push(run);
-          return name;
-        },
-      },
+      handlers: workerHandlers(),
       ...options,
     });
     await worker.start();
     workers.push(worker);
   }
+}
+
+/** Task `work`: records its run (name, key, start, end), holding `holdMs` after the gate. */
+function workerHandlers() {
+  return {
+    work: async (input: unknown) => {
+      const { name, key } = input as { name: string; key: string };
+      const run = { name, key, start: Date.now(), end: 0 };
+      await gate;
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+      run.end = Date.now();
+      runs.push(run);
+      return name;
+    },
+  };
 }
 
 /** The most runs that overlapped at once, in all and per key. */
@@ -483,6 +499,85 @@ describe('queues', () => {
     expect(overlaps(runs).most).toBe(1);
     expect(() => defineTask('bad', async () => 1, { concurrency: 0 })).toThrow(
       'task bad: concurrency 0 is not a whole number from 1 to 1000000',
+    );
+  });
+
+  it("task queues: two tasks share a queue's slots across three workers, one attempt per key at once", async () => {
+    await client.deploy(compileWorkflow(PAIR));
+    await client.queues.create({ name: 'api', concurrency: 2, keyConcurrency: 1 });
+    const handler = workerHandlers().work;
+    const keyOf = (input: unknown) => (input as { key: string }).key;
+    await startWorkers(3, {
+      handlers: { work: handler, more: handler },
+      taskQueues: { work: { name: 'api', key: keyOf }, more: { name: 'api', key: keyOf } },
+    });
+    const ids = [];
+    for (let i = 0; i < 8; i++) {
+      ids.push((await client.start('pair', { name: `p${i}`, key: `k${i % 3}` })).id);
+    }
+    await allDone(ids);
+    // 16 attempts of two tasks: never more than 2 at once in all, nor 2 of a key.
+    expect(runs).toHaveLength(16);
+    const { most, mostPerKey } = overlaps(runs);
+    expect(most).toBe(2);
+    expect(mostPerKey).toBe(1);
+    // Nothing is held once they ended; `weft queues` counts attempts while they run.
+    const [api] = await client.queues.list();
+    expect([api?.name, api?.attempts, api?.running]).toEqual(['api', 0, 0]);
+  });
+
+  it("task queues: attempts wait for the queue's rate; a code-first task names its queue and key", async () => {
+    await client.queues.create({ name: 'paced', rateLimit: { limit: 4, periodMs: 1000 } });
+    holdMs = 1;
+    await startWorkers(1, { taskQueues: { work: 'paced' } });
+    const before = Date.now();
+    const ids = [];
+    for (let i = 0; i < 10; i++) {
+      ids.push((await client.start('work', { name: `r${i}`, key: '' })).id);
+    }
+    await allDone(ids);
+    const starts = runs.map((r) => r.start).sort((a, b) => a - b);
+    // 4 at once, then one every 250 ms: the 10th no sooner than 1.5 s after the first start.
+    expect((starts[9] as number) - before).toBeGreaterThanOrEqual(1500);
+    // A code-first task's own queue, keyed by its input: one per customer at once.
+    runs = [];
+    await client.queues.create({ name: 'cards', keyConcurrency: 1 });
+    const charge = defineTask(
+      'queued-charge',
+      async (order: { name: string; customer: string }) => {
+        const run = { name: order.name, key: order.customer, start: Date.now(), end: 0 };
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        run.end = Date.now();
+        runs.push(run);
+        return order.name;
+      },
+      { queue: { name: 'cards', key: (order) => order.customer } },
+    );
+    const flow = defineWorkflow(
+      'queued-flow',
+      class extends Workflow {
+        async handle(orders: { name: string; customer: string }[]) {
+          return this.execute(...orders.map((o) => [charge, o] as const));
+        }
+      },
+    );
+    await startWorkers(2, { workflows: [flow], tasks: [charge] });
+    const orders = ['a', 'b', 'c', 'd', 'e', 'f'].map((name, i) => ({
+      name,
+      customer: `c${i % 2}`,
+    }));
+    const job = await client.start(flow, [orders]);
+    expect((await client.result(job.id, { wait: true, timeoutMs: 60_000 })).output).toEqual(
+      orders.map((o) => o.name),
+    );
+    expect(runs).toHaveLength(6);
+    expect(overlaps(runs).mostPerKey).toBe(1);
+    expect(overlaps(runs).most).toBe(2);
+    expect(() => defineTask('both', async () => 1, { queue: 'cards', concurrency: 2 })).toThrow(
+      'task both: a task in queue cards takes its concurrency from the queue',
+    );
+    expect(() => defineTask('bad-queue', async () => 1, { queue: ' no' })).toThrow(
+      'task bad-queue: name " no" is not a queue name',
     );
   });
 

@@ -137,13 +137,23 @@ const WAITING_QUEUES = sql(
   `SELECT DISTINCT queue FROM weft_queue_items
    WHERE state = 'waiting' AND available_at <= $1 ORDER BY queue`,
 );
+// Jobs per key from the items; task attempts held through each queue from the messages.
 const COUNTS = sql(
   'queue_counts',
-  `SELECT queue, key,
-     count(*) FILTER (WHERE state = 'running')::int AS running,
-     count(*) FILTER (WHERE state = 'waiting')::int AS waiting,
-     min(enqueued_at) FILTER (WHERE state = 'waiting') AS oldest
-   FROM weft_queue_items GROUP BY queue, key ORDER BY queue, key`,
+  `SELECT queue, key, sum(running)::int AS running, sum(waiting)::int AS waiting,
+     min(oldest) AS oldest, sum(attempts)::int AS attempts
+   FROM (
+     SELECT queue, key,
+       count(*) FILTER (WHERE state = 'running') AS running,
+       count(*) FILTER (WHERE state = 'waiting') AS waiting,
+       min(enqueued_at) FILTER (WHERE state = 'waiting') AS oldest, 0 AS attempts
+     FROM weft_queue_items GROUP BY queue, key
+     UNION ALL
+     SELECT queue, queue_key, 0, 0, NULL, count(*) FROM weft_messages
+     WHERE queue IS NOT NULL AND available_at > $1 AND consumer IS NOT NULL
+     GROUP BY queue, queue_key
+   ) c
+   GROUP BY queue, key ORDER BY queue, key`,
 );
 
 /** Queue operations. */
@@ -233,13 +243,15 @@ export const queues = {
       running: number;
       waiting: number;
       oldest: Num | null;
-    }>(COUNTS, []);
+      attempts: number;
+    }>(COUNTS, [db.clock.now()]);
     return rows.map((r) => ({
       queue: r.queue,
       key: r.key,
       running: r.running,
       waiting: r.waiting,
       oldestWaiting: numOrNull(r.oldest),
+      attempts: Number(r.attempts ?? 0),
     }));
   },
 };

@@ -122,6 +122,33 @@ const CLAIM = sql(
    FROM (SELECT count(*) AS n FROM buried) b LEFT JOIN claimed c ON true
    ORDER BY c.id`,
 );
+const CLAIMABLE = sql(
+  'message_claimable',
+  `SELECT ${M_COLUMNS} FROM weft_messages m
+   WHERE m.stream = $1 AND m.available_at <= $2 ORDER BY m.available_at, m.id LIMIT $3`,
+);
+// Claims picked messages through a queue: each keeps the queue and its key while held.
+// One still claimable by `now` only (another claim may have taken it meanwhile).
+const CLAIM_QUEUED = sql(
+  'message_claim_queued',
+  `WITH picked AS (
+     SELECT m.id, u.key, m.consumer AS previous_consumer
+     FROM unnest($2::bigint[], $3::text[]) AS u(id, key)
+     JOIN weft_messages m ON m.id = u.id
+     WHERE m.stream = $1 AND m.available_at <= $4
+     FOR UPDATE OF m SKIP LOCKED
+   )
+   UPDATE weft_messages m
+   SET consumer = $5, deliveries = m.deliveries + 1, lease_until = $6, available_at = $6,
+     queue = $7, queue_key = p.key
+   FROM picked p WHERE m.id = p.id
+   RETURNING ${M_COLUMNS}, p.previous_consumer`,
+);
+const QUEUE_HELD = sql(
+  'message_queue_held',
+  `SELECT queue_key AS key, count(*)::int AS running FROM weft_messages
+   WHERE queue = $1 AND available_at > $2 AND consumer IS NOT NULL GROUP BY queue_key`,
+);
 const HELD_LOCK = sql(
   'message_held_lock',
   "SELECT pg_advisory_xact_lock(hashtext('weft:held:' || $1)) IS NULL AS locked",
@@ -312,6 +339,43 @@ export const streams = {
       if ((rows[0]?.buried ?? 0) === 0) break;
     }
     return out.sort((a, b) => Number(a.id) - Number(b.id));
+  },
+
+  /** Up to `limit` messages of `stream` claimable at `now`, oldest first, left unclaimed. */
+  async claimableMessages(
+    db: Db,
+    stream: string,
+    now: number,
+    limit: number,
+  ): Promise<StreamMessage[]> {
+    return (await db.rows<MessageRow>(CLAIMABLE, [stream, now, limit])).map(toMessage);
+  },
+
+  /** Claims picked messages of `stream` through queue `queue`, each under its key. */
+  async claimQueued(
+    db: Db,
+    stream: string,
+    picks: readonly { id: string; key: string }[],
+    options: { consumer: string; leaseMs: number; queue: string },
+  ): Promise<StreamMessage[]> {
+    const wanted = picks.filter((p) => toRowId(p.id) !== undefined);
+    if (wanted.length === 0) return [];
+    const now = db.clock.now();
+    const rows = await db.rows<MessageRow>(CLAIM_QUEUED, [
+      stream,
+      wanted.map((p) => toRowId(p.id)),
+      wanted.map((p) => p.key),
+      now,
+      options.consumer,
+      ms(after(now, options.leaseMs)),
+      options.queue,
+    ]);
+    return rows.map(toMessage).sort((a, b) => Number(a.id) - Number(b.id));
+  },
+
+  /** The attempts queue `queue` holds at `now` (under a live lease), per key. */
+  async queueHeld(db: Db, queue: string, now: number): Promise<{ key: string; running: number }[]> {
+    return db.rows<{ key: string; running: number }>(QUEUE_HELD, [queue, now]);
   },
 
   /** Deletes a message when `consumer` still holds it. */

@@ -126,10 +126,19 @@ export class SqliteQueues {
           WHERE job = ? AND state = 'waiting'`),
       waitingQueues: p(`SELECT DISTINCT queue FROM weft_queue_items
           WHERE state = 'waiting' AND available_at <= ? ORDER BY queue`),
-      counts: p(`SELECT queue, key,
-          sum(state = 'running') AS running, sum(state = 'waiting') AS waiting,
-          min(CASE WHEN state = 'waiting' THEN enqueued_at END) AS oldest
-        FROM weft_queue_items GROUP BY queue, key ORDER BY queue, key`),
+      // Jobs per key from the items; task attempts held through each queue from the messages.
+      counts: p(`SELECT queue, key, sum(running) AS running, sum(waiting) AS waiting,
+          min(oldest) AS oldest, sum(attempts) AS attempts
+        FROM (
+          SELECT queue, key,
+            sum(state = 'running') AS running, sum(state = 'waiting') AS waiting,
+            min(CASE WHEN state = 'waiting' THEN enqueued_at END) AS oldest, 0 AS attempts
+          FROM weft_queue_items GROUP BY queue, key
+          UNION ALL
+          SELECT queue, queue_key, 0, 0, NULL, count(*) FROM weft_messages
+          WHERE queue IS NOT NULL AND available_at > ? AND consumer IS NOT NULL
+          GROUP BY queue, queue_key
+        ) GROUP BY queue, key ORDER BY queue, key`),
       end: p('DELETE FROM weft_queue_items WHERE job = ? RETURNING state'),
       dropParked: p('DELETE FROM weft_messages WHERE stream = ? AND job = ?'),
     };
@@ -211,12 +220,13 @@ export class SqliteQueues {
 
   queueCounts(): QueueKeyCount[] {
     return (
-      this.s.counts.all() as {
+      this.s.counts.all(this.ctx.clock.now()) as {
         queue: string;
         key: string;
         running: number;
         waiting: number;
         oldest: number | null;
+        attempts: number;
       }[]
     ).map((r) => ({
       queue: r.queue,
@@ -224,6 +234,7 @@ export class SqliteQueues {
       running: r.running,
       waiting: r.waiting,
       oldestWaiting: r.oldest,
+      attempts: Number(r.attempts ?? 0),
     }));
   }
 

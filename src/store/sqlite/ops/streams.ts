@@ -5,7 +5,15 @@
  * the oldest claimable messages (by `available_at`, then id) in one UPDATE … RETURNING.
  */
 import { checkMissedAck } from '../../claim-move.js';
-import type { DeadLetter, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
+import type {
+  DeadLetter,
+  ErrorRecord,
+  Json,
+  NewMessage,
+  QueuedClaimOptions,
+  QueuedPick,
+  StreamMessage,
+} from '../../records.js';
 import {
   after,
   appendsHeld,
@@ -121,6 +129,15 @@ export class SqliteStreams {
         WHERE id IN (SELECT id FROM weft_messages WHERE stream = @stream AND available_at <= @now
           ORDER BY available_at, id LIMIT @max)
         RETURNING ${COLUMNS}`),
+      claimable: p(`SELECT ${COLUMNS} FROM weft_messages
+        WHERE stream = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?`),
+      claimOne: p(`UPDATE weft_messages
+        SET consumer = @consumer, deliveries = deliveries + 1, lease_until = @until,
+          available_at = @until, queue = @queue, queue_key = @key
+        WHERE id = @id AND stream = @stream AND available_at <= @now
+        RETURNING ${COLUMNS}`),
+      queueHeld: p(`SELECT queue_key AS key, count(*) AS running FROM weft_messages
+        WHERE queue = ? AND available_at > ? AND consumer IS NOT NULL GROUP BY queue_key`),
       buryDue: p(`INSERT INTO weft_dead_letters
           (id, stream, job, payload, deliveries, reason, last_error, created_at, dead_at)
         SELECT id, stream, job, payload, deliveries,
@@ -235,6 +252,45 @@ export class SqliteStreams {
         const before = previous.get(row.id);
         return before === undefined ? message : { ...message, previousConsumer: before };
       });
+  }
+
+  /** Up to `limit` messages of `stream` claimable at `now`, oldest first, left unclaimed. */
+  claimableMessages(stream: string, now: number, limit: number): StreamMessage[] {
+    return (this.st('claimable').all(stream, now, limit) as MessageRow[]).map(toMessage);
+  }
+
+  /** Claims picked messages of `stream` through queue `options.queue`, each under its key. */
+  claimQueued(
+    stream: string,
+    picks: readonly QueuedPick[],
+    options: QueuedClaimOptions,
+  ): StreamMessage[] {
+    const now = this.ctx.clock.now();
+    const until = after(now, options.leaseMs);
+    const out: StreamMessage[] = [];
+    for (const pick of picks) {
+      const id = toRowId(pick.id);
+      if (id === undefined) continue;
+      const before = this.st('holder').get(id, stream) as { consumer: string | null } | undefined;
+      const row = this.st('claimOne').get({
+        consumer: options.consumer,
+        until,
+        queue: options.queue,
+        key: pick.key,
+        id,
+        stream,
+        now,
+      }) as MessageRow | undefined;
+      if (!row) continue;
+      const message = toMessage(row);
+      out.push(before?.consumer ? { ...message, previousConsumer: before.consumer } : message);
+    }
+    return out.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /** The attempts queue `queue` holds at `now` (under a live lease), per key. */
+  queueHeld(queue: string, now: number): { key: string; running: number }[] {
+    return this.st('queueHeld').all(queue, now) as { key: string; running: number }[];
   }
 
   private bury(stream: string, now: number, maxDeliveries: number): number {
