@@ -48,7 +48,7 @@ it('creates the README queue and runs a job through it', async () => {
       expect(result.code, result.out).toBe(0);
     }
     expect((await runWeft(['queues'], { store })).out.split('\n')[1]).toMatch(
-      /^foxes +2 at once, 1 per key, 20 per 2s +0 +0 +- +-$/,
+      /^foxes +2 at once, 1 per key, 20 per 2s +0 +0 +- +0 +-$/,
     );
   } finally {
     expect(await worker.stop()).toBe(0);

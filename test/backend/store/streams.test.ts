@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { claimThroughQueue } from '../../../src/store/task-queue-claim.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 let clock: SimulatedClock;
@@ -126,6 +127,102 @@ describe('claim', () => {
         ),
       );
       expect(got.flat()).toHaveLength(6);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('claims through a queue: picks are held under their keys across streams until acked, released or expired', async () => {
+    const ids = await appendN(3);
+    const [other] = await store.append([{ stream: 't', payload: { input: 'x' } }]);
+    expect((await store.claimableMessages('s', clock.now(), 2)).map((m) => m.id)).toEqual(
+      ids.slice(0, 2),
+    );
+    const queued = { consumer: 'a', leaseMs: 1000, queue: 'q' };
+    const got = await store.transaction((tx) =>
+      tx.claimQueued(
+        's',
+        [
+          { id: ids[0] as string, key: 'k1' },
+          { id: ids[1] as string, key: 'k2' },
+        ],
+        queued,
+      ),
+    );
+    expect(got.map((m) => [m.id, m.consumer, m.deliveries])).toEqual([
+      [ids[0], 'a', 1],
+      [ids[1], 'a', 1],
+    ]);
+    await store.transaction((tx) =>
+      tx.claimQueued('t', [{ id: other as string, key: 'k1' }], { ...queued, consumer: 'b' }),
+    );
+    const held = async () =>
+      (await store.queueHeld('q', clock.now())).sort((x, y) => (x.key < y.key ? -1 : 1));
+    expect(await held()).toEqual([
+      { key: 'k1', running: 2 },
+      { key: 'k2', running: 1 },
+    ]);
+    // A message held already (or of another stream) is left out of a claim.
+    expect(
+      await store.transaction((tx) =>
+        tx.claimQueued('s', [{ id: ids[0] as string, key: 'k1' }], { ...queued, consumer: 'c' }),
+      ),
+    ).toEqual([]);
+    expect(await store.claimableMessages('s', clock.now(), 10)).toHaveLength(1);
+    await store.ack('s', ids[0] as string, 'a');
+    await store.release('s', ids[1] as string, 'a', 5000);
+    expect(await held()).toEqual([{ key: 'k1', running: 1 }]);
+    await clock.advance(1000);
+    expect(await held()).toEqual([]);
+    // A lease that ran out: claimed through the queue again, it says who held it.
+    const [again] = await store.transaction((tx) =>
+      tx.claimQueued('t', [{ id: other as string, key: 'k3' }], { ...queued, consumer: 'd' }),
+    );
+    expect(again).toMatchObject({ id: other, consumer: 'd', deliveries: 2, previousConsumer: 'b' });
+    expect(await held()).toEqual([{ key: 'k3', running: 1 }]);
+  });
+
+  it('claims through a queue hold its concurrency across two streams and concurrent stores', async () => {
+    await appendN(20);
+    await store.append(Array.from({ length: 20 }, (_, i) => ({ stream: 't', payload: i })));
+    await store.transaction((tx) =>
+      tx.putQueue({
+        name: 'q',
+        concurrency: 5,
+        keyConcurrency: null,
+        rateLimit: null,
+        ratePeriodMs: null,
+        keyRateLimit: null,
+        keyRatePeriodMs: null,
+        throttle: 'wait',
+        agingMs: 0,
+        rateTat: 0,
+        keyTats: {},
+        lastKey: null,
+        waits: { count: 0, sumMs: 0, buckets: [] },
+        source: 'test',
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      }),
+    );
+    const others = await Promise.all(Array.from({ length: 4 }, () => openStore(url, { clock })));
+    try {
+      const got = await Promise.all(
+        others.map((other, i) =>
+          other.transaction((tx) =>
+            claimThroughQueue(
+              tx,
+              i % 2 === 0 ? 's' : 't',
+              { queue: 'q' },
+              { consumer: `c${i}`, leaseMs: 60_000, max: 4 },
+              clock.now(),
+            ),
+          ),
+        ),
+      );
+      expect(got.flatMap((g) => g.claimed)).toHaveLength(5);
+      expect(await store.queueHeld('q', clock.now())).toEqual([{ key: '', running: 5 }]);
+      expect((await store.queueCounts()).find((c) => c.queue === 'q')?.attempts).toBe(5);
     } finally {
       await Promise.all(others.map((o) => o.close()));
     }
