@@ -99,10 +99,10 @@ describe('queues', () => {
     expect(await store.runningKeys('q')).toEqual([{ key: 'a', running: 2 }]);
     expect((await store.waitingItems('q', T0 + 1000, 10)).map((i) => i.job)).toEqual(['j2', 'j4']);
     expect(await store.queueCounts()).toEqual([
-      { queue: 'other', key: 'a', running: 0, waiting: 1, oldestWaiting: T0 },
-      { queue: 'q', key: '', running: 0, waiting: 1, oldestWaiting: T0 },
-      { queue: 'q', key: 'a', running: 2, waiting: 0, oldestWaiting: null },
-      { queue: 'q', key: 'b', running: 0, waiting: 1, oldestWaiting: T0 },
+      { queue: 'other', key: 'a', running: 0, waiting: 1, oldestWaiting: T0, attempts: 0 },
+      { queue: 'q', key: '', running: 0, waiting: 1, oldestWaiting: T0, attempts: 0 },
+      { queue: 'q', key: 'a', running: 2, waiting: 0, oldestWaiting: null, attempts: 0 },
+      { queue: 'q', key: 'b', running: 0, waiting: 1, oldestWaiting: T0, attempts: 0 },
     ]);
   });
 
