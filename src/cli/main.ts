@@ -477,7 +477,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   storeOption(program.command('result <job>'))
     .description("print a job's output; exit 0 iff it succeeded")
     .option('--wait', 'wait for the job to end')
-    .option('--timeout <ms>', 'with --wait, give up after this many ms', positiveWholeNumber)
+    .option(
+      '--timeout <duration>',
+      'with --wait, give up after this long: 30s, 5m… (or plain milliseconds)',
+      positiveDuration,
+    )
     .option('--json', 'print the job as JSON')
     .action(
       withStore(async (store, opts, jobId: string) => {

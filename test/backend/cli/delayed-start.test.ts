@@ -87,7 +87,7 @@ async function startLater(
   const startAt = Date.parse(view.startAt);
   const status = await weft('status', view.id);
   if (Date.now() < startAt - 500) expect(status.out).toMatch(/waits until .* to start/);
-  const result = await weft('result', view.id, '--wait', '--timeout', '30000');
+  const result = await weft('result', view.id, '--wait', '--timeout', '30s');
   return { startAt, result };
 }
 

@@ -211,7 +211,6 @@ describe.skipIf(skipBackend)('numeric options', () => {
     [['list', '--limit', '2.5'], "option '--limit <n>' argument '2.5' is invalid"],
     [['list', '--limit=-3'], "option '--limit <n>' argument '-3' is invalid"],
     [['start', 'approval', '--version', 'two'], "option '--version <n>' argument 'two' is invalid"],
-    [['result', 'j', '--wait', '--timeout', '1e3'], "option '--timeout <ms>' argument '1e3'"],
     [['worker', '--concurrency', 'NaN'], "option '--concurrency <n>' argument 'NaN' is invalid"],
     [['run', 'x.yaml', '--concurrency', '0.5'], "option '--concurrency <n>' argument '0.5'"],
     [['serve', '--port', '70000'], "option '--port <n>' argument '70000' is invalid"],
@@ -221,6 +220,15 @@ describe.skipIf(skipBackend)('numeric options', () => {
     expect(r.err).toContain(message);
     expect(r.err).toMatch(/Expected a whole number from \d+/);
     expect(r.code).toBe(2);
+  });
+
+  it('weft result --timeout takes a duration, as the other time flags do', async () => {
+    const r = await weft(['result', 'j', '--wait', '--timeout', '1e3']);
+    expect(r.err).toContain(
+      "option '--timeout <duration>' argument '1e3' is invalid. Expected a duration of more than 0",
+    );
+    const missing = await weft(['result', 'no-such-job', '--wait', '--timeout', '2s']);
+    expect(missing.err).toContain('no-such-job');
   });
 });
 
