@@ -177,6 +177,7 @@ function graphContent(definition: CompiledWorkflow): string {
     source: _s,
     schedules: _c,
     queueDeclaration: _q,
+    retention: _r,
     ...content
   } = definition;
   return canonicalJson(content as never);
