@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander';
 import type { Deployment } from '../client/client.js';
 import { DUPLICATE_POLICIES } from '../client/idempotent-start.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { describeRetention } from '../core/retention.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
 import type { RetentionOption } from '../graph/retention.js';
 import { openStore } from '../store/open-store.js';
@@ -571,7 +572,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
 
 /**
  * `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`; then
- * a line per schedule of the file.
+ * a line per schedule of the file, its queue and its retention.
  */
 function describeDeployment(d: Deployment): string {
   const from =
@@ -590,6 +591,7 @@ function describeDeployment(d: Deployment): string {
     );
   }
   if (d.queue) lines.push(`queue ${d.queue.name} ${d.queue.status}`);
+  if (d.retention) lines.push(`retention ${describeRetention(d.retention)}`);
   return lines.join('\n');
 }
 

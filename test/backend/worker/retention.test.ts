@@ -27,11 +27,14 @@ output: "work.output"
 `);
 
 const echo = defineTask('echo', async (n: number) => n);
-const child = defineWorkflow('cf-child', {
-  async handle(n: number) {
-    return await this.execute(echo, n);
+const child = defineWorkflow(
+  'cf-child',
+  class extends Workflow {
+    async handle(n: number) {
+      return await this.execute(echo, n);
+    }
   },
-});
+);
 const parent = defineWorkflow(
   'cf-parent',
   {
