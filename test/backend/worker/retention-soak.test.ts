@@ -79,9 +79,26 @@ async function sizeOnDisk(): Promise<number> {
   return Number(row?.bytes);
 }
 
+/** What weft's tables hold (SQLite: pages in use; PostgreSQL: the tables with their indexes). */
+async function tableBytes(): Promise<number> {
+  if (backend === 'sqlite') {
+    const [row] = await rawSql(
+      url,
+      'SELECT (page_count - freelist_count) * page_size AS bytes FROM pragma_page_count, pragma_freelist_count, pragma_page_size',
+    );
+    return Number(row?.bytes);
+  }
+  const [row] = await rawSql(
+    url,
+    "SELECT sum(pg_total_relation_size(oid)) AS bytes FROM pg_class WHERE relkind = 'r' AND relname LIKE 'weft\\_%'",
+  );
+  return Number(row?.bytes);
+}
+
 interface Sample {
   at: number;
   bytes: number;
+  tables: number;
   finished: number;
   stored: number;
 }
@@ -123,7 +140,13 @@ describe.skipIf(skipBackend)('retention soak', () => {
           await new Promise((r) => setTimeout(r, 1000));
           const counts = await store.countJobs();
           const stored = Object.values(counts).reduce((a, b) => a + (b ?? 0), 0);
-          samples.push({ at: Date.now() - started, bytes: await sizeOnDisk(), finished, stored });
+          samples.push({
+            at: Date.now() - started,
+            bytes: await sizeOnDisk(),
+            tables: await tableBytes(),
+            finished,
+            stored,
+          });
         }
       } finally {
         stop = true;
@@ -148,11 +171,15 @@ describe.skipIf(skipBackend)('retention soak', () => {
         turnovers: Math.round((finished / Math.max(1, peakStored)) * 10) / 10,
         settledMB: Math.round((Math.min(...bytes) / 2 ** 20) * 100) / 100,
         peakMB: Math.round((Math.max(...bytes) / 2 ** 20) * 100) / 100,
+        tablesMB: {
+          settled: Math.round((Math.min(...warm.map((s) => s.tables)) / 2 ** 20) * 100) / 100,
+          peak: Math.round((Math.max(...warm.map((s) => s.tables)) / 2 ** 20) * 100) / 100,
+        },
         jobsPerSecond: { middle: Math.round(middle), last: Math.round(last) },
       };
       process.stdout.write(`retention soak: ${JSON.stringify(figures)}\n`);
       process.stdout.write(
-        `retention soak samples (s, MB, stored): ${samples.map((s) => `${Math.round(s.at / 1000)}:${(s.bytes / 2 ** 20).toFixed(2)}:${s.stored}`).join(' ')}\n`,
+        `retention soak samples (s:disk MB:tables MB:jobs stored): ${samples.map((s) => `${Math.round(s.at / 1000)}:${(s.bytes / 2 ** 20).toFixed(2)}:${(s.tables / 2 ** 20).toFixed(2)}:${s.stored}`).join(' ')}\n`,
       );
 
       expect(failed).toBe(0);
