@@ -9,7 +9,7 @@ import { ValidationError } from '../../../src/core/errors.js';
 import type { FlowState } from '../../../src/core/states.js';
 import { PRUNED_TABLES } from '../../../src/store/pruned-tables.js';
 import type { NewJob, Store } from '../../../src/store/store.js';
-import { openTestStore } from '../../support/store-under-test.js';
+import { backend, openTestStore } from '../../support/store-under-test.js';
 
 const START = Date.UTC(2026, 0, 1);
 let clock: SimulatedClock;
@@ -213,6 +213,39 @@ describe('pruneJobs', () => {
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(store.pruneJobs({ endedBefore: START, limit: 0 })).rejects.toThrow(/limit/);
   });
+
+  it.runIf(backend === 'postgres')(
+    'passes over a family with a job another transaction holds, without waiting for it',
+    async () => {
+      await finishedJob('held');
+      await finishedJob('free');
+      await clock.advance(1);
+      // Another transaction holds the job (in its own async context, so the prune below
+      // runs on a connection of its own).
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked = () => {};
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holding = store.transaction(async (tx) => {
+        await tx.lockJob('held');
+        locked();
+        await released;
+      });
+      await isLocked;
+      try {
+        const result = await store.pruneJobs({ endedBefore: clock.now() });
+        expect(result.jobs).toEqual(['free']);
+      } finally {
+        release();
+        await holding;
+      }
+      expect((await store.pruneJobs({ endedBefore: clock.now() })).jobs).toEqual(['held']);
+    },
+  );
 
   it('runs inside a transaction, and rolls back with it', async () => {
     await finishedJob('old');
