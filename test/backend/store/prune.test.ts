@@ -161,6 +161,12 @@ describe('pruneJobs', () => {
     ]);
   });
 
+  it('takes a child whose parent is gone for a top job', async () => {
+    await finishedJob('orphan', 'SUCCESS', { parentId: 'gone', parentActivity: 'a' });
+    await clock.advance(1);
+    expect((await store.pruneJobs({ endedBefore: clock.now() })).jobs).toEqual(['orphan']);
+  });
+
   it('selects by end state and workflow, or leaves workflows out', async () => {
     await finishedJob('s1', 'SUCCESS');
     await finishedJob('f1', 'FAILURE');
