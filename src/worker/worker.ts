@@ -1,7 +1,8 @@
 /**
- * A worker process's engine room. It runs three loops against one store: engine steps
+ * A worker process's engine room. It runs its loops against one store: engine steps
  * (claimed in batches from the engine streams), task handlers (claimed from the task
- * streams it has handlers for) and timers (due wake-ups moved into their streams). Idle
+ * streams it has handlers for), timers (due wake-ups moved into their streams), due
+ * schedules, queue admissions, and the retention sweep (finished jobs pruned). Idle
  * loops park until a store notice says there is work. Any number of workers, in any
  * number of processes, can share one store.
  */
