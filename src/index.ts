@@ -24,6 +24,7 @@ export {
 } from './client/idempotent-start.js';
 export type { HistoryChange, HistoryKind, JobHistoryEntry } from './client/job-history.js';
 export type { ActivityView, JobView } from './client/job-view.js';
+export type { PruneRequest, PruneSummary } from './client/prune.js';
 export type { CreatedQueue, QueueStartOptions, Queues, QueueView } from './client/queues.js';
 export type { CreatedSchedule, Schedules, ScheduleView } from './client/schedules.js';
 export { type Clock, SimulatedClock, SystemClock } from './core/clock.js';
@@ -36,6 +37,7 @@ export {
   THROTTLE_POLICIES,
   type ThrottlePolicy,
 } from './core/queue-rules.js';
+export type { FinalState, RetentionPolicy } from './core/retention.js';
 export type { FlowState, TaskState } from './core/states.js';
 export {
   defineTask,
@@ -61,6 +63,7 @@ export {
 } from './engine/builder.js';
 export { type CompileOptions, compileWorkflow } from './engine/compiler.js';
 export type { CompiledActivity, CompiledWorkflow } from './engine/kinds/index.js';
+export type { RetentionOption, RetentionValue } from './graph/retention.js';
 export { defineQueue, type QueueDefinition } from './models/queue-spec.js';
 export type { Firing, TickJob } from './models/schedule-fire.js';
 export {

@@ -4,11 +4,14 @@
  * shape `weft status --json` prints); exit 0 means success. Typed errors print their message
  * (or `{"error": …}` with `--json`) and exit 1.
  */
+
 import { Command, CommanderError } from 'commander';
 import type { Deployment } from '../client/client.js';
 import { DUPLICATE_POLICIES } from '../client/idempotent-start.js';
 import { toErrorRecord, ValidationError, WeftError } from '../core/errors.js';
+import { describeRetention } from '../core/retention.js';
 import { FLOW_STATES, type FlowState } from '../core/states.js';
+import type { RetentionOption } from '../graph/retention.js';
 import { openStore } from '../store/open-store.js';
 import type { Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -33,7 +36,9 @@ import {
   printJson,
   processOutput,
 } from './print.js';
+import { registerPruneCommand } from './prune-command.js';
 import { registerQueueCommand } from './queue-command.js';
+import { retentionOption } from './retention-option.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { retryingUnreachable } from './store-retry.js';
@@ -339,6 +344,11 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       positiveWholeNumber,
       30_000,
     )
+    .option(
+      '--retention <duration>',
+      'prune finished jobs this long after they end (30d, or per end state: succeeded=7d,failed=30d; forever keeps them), for workflows whose file or definition gives no retention (default: forever)',
+      retentionOption,
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .option('--verbose', VERBOSE_HELP)
     .action(
@@ -360,6 +370,9 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
               graceMs: opts.graceMs as number,
               giveUpMs: opts.giveUpMs as number,
               leaseMs: opts.leaseMs as number,
+              ...(opts.retention !== undefined && {
+                retention: opts.retention as RetentionOption,
+              }),
             },
             output,
           ),
@@ -567,13 +580,15 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   registerScheduleCommand(program, output, setExit);
   // weft queue [create|list|delete], weft queues.
   registerQueueCommand(program, output, setExit);
+  // weft prune --older-than <duration> [--state …] [--workflow …] [--dry-run].
+  registerPruneCommand(program, output, setExit);
 
   return program;
 }
 
 /**
  * `deployed shop version 2 (changed from version 1)`, or `shop unchanged, version 1`; then
- * a line per schedule of the file.
+ * a line per schedule of the file, its queue and its retention.
  */
 function describeDeployment(d: Deployment): string {
   const from =
@@ -592,6 +607,7 @@ function describeDeployment(d: Deployment): string {
     );
   }
   if (d.queue) lines.push(`queue ${d.queue.name} ${d.queue.status}`);
+  if (d.retention) lines.push(`retention ${describeRetention(d.retention)}`);
   return lines.join('\n');
 }
 

@@ -5,7 +5,9 @@
  * why. The first signal lets in-flight handlers finish or hands their work back within
  * the grace period, then exits 0, whatever the handlers module holds open.
  */
+
 import { toErrorRecord } from '../core/errors.js';
+import type { RetentionOption } from '../graph/retention.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { Worker } from '../worker/worker.js';
@@ -37,6 +39,8 @@ export interface WorkerCommandOptions {
   giveUpMs?: number;
   /** How long a claim holds a message before another worker may take it over. */
   leaseMs?: number;
+  /** How long finished jobs are kept (`--retention`); absent: forever. */
+  retention?: RetentionOption;
 }
 
 /** What `stop()` may take beyond the grace period before the process exits anyway. */
@@ -68,6 +72,7 @@ export async function runWorkerCommand(
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
   });
   const interrupt = listenForInterrupt((signal) =>
     output.err(`weft worker: ${signal} again: exiting now`),

@@ -12,6 +12,7 @@ import {
   ValidationError,
 } from '../core/errors.js';
 import { createIdGenerator } from '../core/ids.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
@@ -35,6 +36,7 @@ import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
 import { historyEntryView, type JobHistoryEntry } from './job-history.js';
 import { type JobView, jobView } from './job-view.js';
+import { type PruneRequest, type PruneSummary, pruneFinishedJobs } from './prune.js';
 import {
   type CreatedQueue,
   checkQueueStart,
@@ -153,6 +155,8 @@ export interface Deployment extends DefinitionRecord {
   schedules?: FileScheduleOutcome[];
   /** The queue the file's `queue:` declared, when it gave limits, as the deploy left it. */
   queue?: CreatedQueue;
+  /** The file's `retention:`, when it gives one, as the deploy stored it. */
+  retention?: RetentionPolicy;
 }
 
 /** Which entries `Client.history` reads. */
@@ -177,6 +181,7 @@ function graphContent(definition: CompiledWorkflow): string {
     source: _s,
     schedules: _c,
     queueDeclaration: _q,
+    retention: _r,
     ...content
   } = definition;
   return canonicalJson(content as never);
@@ -216,8 +221,16 @@ export class Client {
    * they started on; new jobs start on the newest.
    */
   async deploy(compiled: CompiledWorkflow, source: string | null = null): Promise<Deployment> {
-    const { schedules, queueDeclaration, ...definition } = compiled;
+    const { schedules, queueDeclaration, retention, ...definition } = compiled;
     const deployment = await this.deployDefinition(definition, source);
+    // The file's retention is the workflow's (a file without one drops what a file declared).
+    if (retention) {
+      await this.store.putRetention({
+        workflow: compiled.workflow,
+        policy: retention,
+        source: 'file',
+      });
+    } else await this.store.deleteRetention(compiled.workflow, 'file');
     const declared = await this.schedules.declareFromFile(compiled.workflow, schedules ?? []);
     const queue = queueDeclaration
       ? await this.queues.create({ ...queueDeclaration, kind: 'queue' as const }, 'file')
@@ -226,6 +239,7 @@ export class Client {
       ...deployment,
       ...(declared.length > 0 && { schedules: declared }),
       ...(queue && { queue }),
+      ...(retention && { retention }),
     };
   }
 
@@ -646,5 +660,14 @@ export class Client {
    */
   requeueDeadLetter(id: string): Promise<Requeued> {
     return requeueDeadLetter(this.store, this.models, id);
+  }
+
+  /**
+   * Removes the jobs that ended at least `olderThanMs` ago (by state, by workflow), each
+   * with its descendants and every row they left, in small transactions; with `dryRun`,
+   * only counts them. Never a job that has not ended, nor a child whose parent is kept.
+   */
+  prune(request: PruneRequest): Promise<PruneSummary> {
+    return pruneFinishedJobs(this.store, request, this.clock.now());
   }
 }

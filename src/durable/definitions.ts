@@ -5,11 +5,13 @@
  */
 import { ValidationError } from '../core/errors.js';
 import { checkQueueName } from '../core/queue-rules.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import type { RetrySettings } from '../core/retry-policy.js';
 import { isTimeoutMs } from '../engine/job-deadline.js';
 import { checkRetryOptions, type RetryOptions } from '../engine/retry-document.js';
 import type { TaskContext } from '../engine/task-context.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
+import { checkRetention, type RetentionOption } from '../graph/retention.js';
 import { toJson } from './stable-json.js';
 import { Workflow } from './workflow.js';
 
@@ -243,6 +245,8 @@ export interface WorkflowDefinition<A extends unknown[] = unknown[], O = unknown
   readonly timeoutMs?: number;
   /** The queue its instances wait in for a slot (see {@link WorkflowOptions}). */
   readonly queue?: StoredQueueOption;
+  /** How long its finished instances are kept, per end state (see {@link WorkflowOptions}). */
+  readonly retention?: RetentionPolicy;
   /** Type carrier only; never set. */
   readonly signature?: { call(...input: A): O };
 }
@@ -319,6 +323,14 @@ export interface WorkflowOptions<A extends unknown[] = unknown[]> {
    * (a start's own `queue` wins; see {@link withQueue} for one call's).
    */
   queue?: WorkflowQueueOption<A>;
+  /**
+   * How long the store keeps its finished instances (with everything they wrote) before
+   * a worker prunes them: `'30d'`, ms, `'forever'`, or per end state
+   * (`{ succeeded: '7d', failed: '30d' }`; a state left out gets the worker's
+   * `retention`). A worker that has this definition stores it when it starts. Default:
+   * the worker's `retention`.
+   */
+  retention?: RetentionOption;
 }
 
 /** Defines a workflow from a class extending {@link Workflow}. */
@@ -366,6 +378,9 @@ export function defineWorkflow(
     ...(options.onFailure === 'revert' ? { onFailure: 'revert' as const } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.queue !== undefined ? { queue: checkQueueOption(options.queue, name) } : {}),
+    ...(options.retention !== undefined
+      ? { retention: checkRetention(options.retention, `${name}: retention`) }
+      : {}),
   };
 }
 

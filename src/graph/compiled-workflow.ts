@@ -11,6 +11,7 @@
  */
 
 import type { CheckedQueue } from '../core/queue-rules.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import type { CheckedSchedule } from '../core/schedule-rules.js';
 
 /** What every compiled activity has, whatever its kind. */
@@ -102,6 +103,12 @@ export interface CompiledWorkflow<A extends CompiledActivityBase = CompiledActiv
    * with them (not part of the definition's content: changing one stores no new version).
    */
   queueDeclaration?: CheckedQueue;
+  /**
+   * The file's `retention:`: how long its finished jobs are kept, per end state. A deploy
+   * stores it with the store's retention policies (not part of the definition's content:
+   * changing it stores no new version).
+   */
+  retention?: RetentionPolicy;
   /** Where it came from (a file path), for messages. */
   source?: string;
 }

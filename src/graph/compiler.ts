@@ -11,6 +11,7 @@ import type { CheckedSchedule } from '../core/schedule-rules.js';
 import { checkFields } from './check-fields.js';
 import { checkGraph } from './check-graph.js';
 import { checkFileQueue, type FileQueue } from './check-queue.js';
+import { checkFileRetention } from './check-retention.js';
 import { checkSchedules } from './check-schedules.js';
 import type {
   CompiledActivityBase,
@@ -22,6 +23,7 @@ import { type Duration, parseDuration } from './durations.js';
 import type { ActivityShape, KindSpec } from './kind-spec.js';
 import { kindTable } from './kind-table.js';
 import { type Locate, ProblemList } from './problem-list.js';
+import { checkRetention } from './retention.js';
 import { flattenScopes, originalPath } from './scopes.js';
 import { addShapeIssues } from './shape-issues.js';
 import { readSourceText } from './source-text.js';
@@ -136,6 +138,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
       ...(schedules.length > 0 && { schedules }),
       ...(fileQueue.queue && { queue: fileQueue.queue }),
       ...(fileQueue.declaration && { queueDeclaration: fileQueue.declaration }),
+      ...(doc.retention !== undefined && { retention: checkRetention(doc.retention, 'retention') }),
       ...(source !== undefined && { source }),
     };
   }
@@ -155,6 +158,7 @@ export function createCompiler<const Specs extends readonly KindSpec[]>(
     checkFields(draft, flat.value, problems, kinds);
     const schedules = shape.success ? checkSchedules(shape.data, problems) : [];
     const fileQueue = shape.success ? checkFileQueue(shape.data, problems) : {};
+    if (shape.success) checkFileRetention(shape.data.retention, problems);
     if (problems.size > 0 || !shape.success) {
       throw new WorkflowDefinitionError(problems.items(), source);
     }

@@ -148,6 +148,26 @@ export const workflowQueueSchema = z.union([
     .meta({ description: 'A queue, its key and priority, and optionally its limits.' }),
 ]);
 
+/** One end state's `retention:`: a duration, or `forever`. */
+const retentionValue = z
+  .union([duration, z.literal('forever')])
+  .meta({ description: `How long a finished job is kept: forever, or ${DURATION_HINT}.` });
+
+/** A file's `retention:`: one value for every end state, or one per end state. */
+const retentionSchema = z
+  .union([
+    retentionValue,
+    z.strictObject({
+      succeeded: retentionValue.optional(),
+      failed: retentionValue.optional(),
+      reverted: retentionValue.optional(),
+    }),
+  ])
+  .meta({
+    description:
+      "How long the store keeps this workflow's finished jobs (with everything they wrote) before a worker prunes them: one value, or per end state (succeeded, failed, reverted; one left out gets the worker's --retention).",
+  });
+
 /** The whole file's schema, over the activity schema of the kinds the compiler knows. */
 export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
   return z
@@ -183,6 +203,7 @@ export function workflowDocumentSchemaOf<A extends z.ZodType>(activity: A) {
         description:
           'The queue its jobs wait in for a slot before their first step (unless a start names another).',
       }),
+      retention: retentionSchema.optional(),
       schedules: z.array(scheduleSchema).optional().meta({
         description:
           'Cron schedules that start jobs of this workflow; a deploy stores them (and deletes those this file no longer names).',

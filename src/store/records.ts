@@ -2,6 +2,8 @@
  * The plain records a {@link Store} reads and writes. JSON values are stored as JSON;
  * counters as arbitrary-precision integers (`bigint` here, NUMERIC or TEXT in a database).
  */
+
+import type { RetentionPolicy } from '../core/retention.js';
 import type { CheckedSchedule, OverlapPolicy } from '../core/schedule-rules.js';
 import type { ActivityState, FlowState } from '../core/states.js';
 
@@ -527,4 +529,53 @@ export interface DebounceRecord {
   starts: number;
   /** Trailing: the job's first messages, held by timers until `untilAt`. */
   held: NewMessage[];
+}
+
+/**
+ * A workflow's retention policy as the store keeps it: declared by a deployed file's
+ * `retention:` (`file`) or a code-first definition's `retention` option (`code`).
+ */
+export interface RetentionRecord {
+  workflow: string;
+  policy: RetentionPolicy;
+  source: 'file' | 'code';
+  /** Epoch ms; the store's clock when written. */
+  updatedAt: number;
+}
+
+/** Where a prune went on to (`pruneJobs`): the last job it looked at, in (end time, id) order. */
+export interface PruneCursor {
+  finishedAt: number;
+  id: string;
+}
+
+/** Which finished jobs `pruneJobs` removes (see {@link PruneResult}). */
+export interface PruneOptions {
+  /** Jobs that ended before this (epoch ms); a job's whole family must have. */
+  endedBefore: number;
+  /** The end states a top job may be in (default every final state). */
+  states?: readonly FlowState[];
+  /** Only top jobs of this workflow. */
+  workflow?: string;
+  /** Not the top jobs of these workflows. */
+  exceptWorkflows?: readonly string[];
+  /** At most this many top jobs are looked at (default 100), each with its descendants. */
+  limit?: number;
+  /** Only top jobs after this one, in (end time, id) order: the `next` of the call before. */
+  after?: PruneCursor;
+  /** Count what would be removed, remove nothing. */
+  dryRun?: boolean;
+}
+
+/** What `pruneJobs` removed (or, dry, would remove). */
+export interface PruneResult {
+  /** Every job removed, top jobs and their descendants. */
+  jobs: string[];
+  /** Rows removed per table (its name without `weft_`), every table of `PRUNED_TABLES` (pruned-tables.ts). */
+  rows: Record<string, number>;
+  /**
+   * Present when `limit` top jobs were looked at: more may follow; pass it as `after`.
+   * (Top jobs kept, because a descendant still runs, are passed over, not looked at again.)
+   */
+  next?: PruneCursor;
 }

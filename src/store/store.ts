@@ -37,11 +37,14 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  PruneOptions,
+  PruneResult,
   QueuedClaimOptions,
   QueuedPick,
   QueueItem,
   QueueKeyCount,
   QueueRecord,
+  RetentionRecord,
   ScheduleRecord,
   SignalOutcome,
   StoreStats,
@@ -364,6 +367,28 @@ export interface StoreTx {
   putDebounce(window: DebounceRecord): Promise<void>;
   /** Deletes the windows that closed before `before`; returns how many. */
   pruneDebounces(before: number): Promise<number>;
+
+  // ── retention ─────────────────────────────────────────────────────────
+  /** Writes a workflow's retention policy whole (a new one, or over the one it has). */
+  putRetention(record: Omit<RetentionRecord, 'updatedAt'>): Promise<void>;
+  /**
+   * Deletes a workflow's retention policy (only one declared by `source`, when given);
+   * false when there was none.
+   */
+  deleteRetention(workflow: string, source?: RetentionRecord['source']): Promise<boolean>;
+  /** Every workflow's retention policy, by workflow. */
+  listRetentions(): Promise<RetentionRecord[]>;
+  /**
+   * Removes finished jobs and every row they left in any table (`PRUNED_TABLES`), or with
+   * `dryRun` counts them. It looks at up to `limit` top jobs — jobs without a parent (or
+   * whose parent is gone) that ended before `endedBefore` in one of `states` — in (end
+   * time, id) order after `after`, and removes each together with all its descendants,
+   * only when every one of them has ended, and before `endedBefore`: never a job that
+   * runs, waits, is paused or suspended, nor a child whose parent is kept. A job another
+   * transaction holds is passed over (PostgreSQL). One short transaction; a caller goes
+   * on with `next`. `ValidationError` for a state that is not final or a bad limit.
+   */
+  pruneJobs(options: PruneOptions): Promise<PruneResult>;
 
   // ── queues ────────────────────────────────────────────────────────────
   /** Writes a queue whole: a new one, or every field of an existing one. */

@@ -4,6 +4,7 @@
 
 import type { Clock } from '../core/clock.js';
 import type { TaskDefinition, WorkflowDefinition } from '../durable/definitions.js';
+import type { RetentionOption } from '../graph/retention.js';
 import type { CheckedQueue } from '../models/queue-spec.js';
 import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
@@ -140,6 +141,14 @@ export interface WorkerOptions {
    * each tick starts one job whichever fires it.
    */
   runSchedules?: boolean;
+  /**
+   * How long finished jobs are kept before this worker prunes them (with everything they
+   * wrote), for workflows whose file or definition gives no `retention` (or not for that
+   * end state): `'30d'`, ms, `'forever'`, or per end state (`{ succeeded: '7d', failed:
+   * '30d' }`). Default: forever — nothing is pruned unless configured. Give every worker of
+   * a store the same: the shortest one running applies.
+   */
+  retention?: RetentionOption;
   /** Called after each committed engine batch with the ids of the jobs it touched. */
   onCommit?: (jobs: readonly string[]) => void;
 }

@@ -1,7 +1,8 @@
 /**
- * A worker process's engine room. It runs three loops against one store: engine steps
+ * A worker process's engine room. It runs its loops against one store: engine steps
  * (claimed in batches from the engine streams), task handlers (claimed from the task
- * streams it has handlers for) and timers (due wake-ups moved into their streams). Idle
+ * streams it has handlers for), timers (due wake-ups moved into their streams), due
+ * schedules, queue admissions, and the retention sweep (finished jobs pruned). Idle
  * loops park until a store notice says there is work. Any number of workers, in any
  * number of processes, can share one store.
  */
@@ -10,10 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, SystemClock } from '../core/clock.js';
 import { StoreError, toErrorRecord } from '../core/errors.js';
+import { KEEP_FOREVER, type RetentionPolicy } from '../core/retention.js';
+import type { WorkflowDefinition } from '../durable/definitions.js';
 import { DurableEngine } from '../durable/durable-engine.js';
 import { settlingExpressions } from '../engine/expression-plan.js';
 import { GraphEngine } from '../engine/graph-engine.js';
 import type { TaskMessage } from '../engine/messages.js';
+import { checkRetention } from '../graph/retention.js';
 import { recordAttemptStarts } from '../models/attempt-starts.js';
 import type { ModelRoute } from '../models/model-runtime.js';
 import { Models } from '../models/models.js';
@@ -30,6 +34,7 @@ import { nextTurn, yieldIfDue } from '../store/yield-point.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
 import { Presence } from './presence.js';
+import { sweepRetention } from './retention-sweep.js';
 import {
   type BatchHandler,
   type MessageHandler,
@@ -87,6 +92,13 @@ export class Worker {
   private readonly timerWake = new WakeUp();
   private readonly scheduleWake = new WakeUp();
   private readonly queueWake = new WakeUp();
+  private readonly retentionWake = new WakeUp();
+  /** The worker's default retention (`retention`), checked. */
+  private readonly retention: RetentionPolicy;
+  private nextRetentionWait = 250;
+  /** Jobs pruned since the last log line about it, and when that was (clock ms). */
+  private pruned = { jobs: 0, loggedAt: Number.NEGATIVE_INFINITY };
+  private readonly workflowDefinitions: readonly WorkflowDefinition<never[], unknown>[];
   private readonly queues: readonly CheckedQueue[];
   private nextQueueWait = 250;
   private readonly schedules: readonly CheckedSchedule[];
@@ -138,6 +150,11 @@ export class Worker {
     this.schedules = options.schedules ?? [];
     this.queues = options.queues ?? [];
     this.runSchedules = options.runSchedules ?? true;
+    this.retention =
+      options.retention === undefined
+        ? KEEP_FOREVER
+        : checkRetention(options.retention, 'worker retention');
+    this.workflowDefinitions = options.workflows ?? [];
     // Their steps' history lines name this worker by its consumer id.
     this.graph = new GraphEngine({
       clock: this.clock,
@@ -236,6 +253,7 @@ export class Worker {
         ? [this.loop('schedules', () => this.scheduleTurn(), this.scheduleWake)]
         : []),
       this.loop('queues', () => this.queueTurn(), this.queueWake),
+      this.loop('retention', () => this.retentionTurn(), this.retentionWake),
     ];
   }
 
@@ -243,6 +261,13 @@ export class Worker {
   private async announceAndListen(): Promise<void> {
     // What this worker runs is known by name (code-first workflows), so clients can start it.
     for (const model of this.models.all) await model.announce(this.store);
+    // Its code-first workflows' retention is theirs (one without drops what code declared).
+    for (const definition of this.workflowDefinitions) {
+      if (definition.retention) {
+        const record = { workflow: definition.name, policy: definition.retention };
+        await this.store.putRetention({ ...record, source: 'code' });
+      } else await this.store.deleteRetention(definition.name, 'code');
+    }
     await this.presence.start();
     for (const queue of this.queues) {
       await retryingConflicts(() =>
@@ -354,6 +379,7 @@ export class Worker {
     if (name === 'timers') return Math.min(this.idleMs, this.nextTimerWait);
     if (name === 'schedules') return Math.min(this.idleMs, this.nextScheduleWait);
     if (name === 'queues') return Math.min(this.idleMs, this.nextQueueWait);
+    if (name === 'retention') return this.nextRetentionWait;
     return this.idleMs;
   }
 
@@ -467,6 +493,25 @@ export class Worker {
     return admitted;
   }
 
+  /**
+   * Prunes the finished jobs retention lets go (retention-sweep.ts), in small
+   * transactions, then waits a quarter of the shortest retention (250 ms to 60 s). Says
+   * how many it pruned at most once a minute.
+   */
+  private async retentionTurn(): Promise<number> {
+    const now = this.clock.now();
+    const sweep = await sweepRetention(this.store, this.retention, now, () => this.stopping);
+    this.nextRetentionWait = sweep.nextInMs;
+    this.pruned.jobs += sweep.removed;
+    if (this.pruned.jobs > 0 && now - this.pruned.loggedAt >= 60_000) {
+      this.settings.logger.info(`retention pruned ${this.pruned.jobs} finished jobs`, {
+        pruned: this.pruned.jobs,
+      });
+      this.pruned = { jobs: 0, loggedAt: now };
+    }
+    return 0;
+  }
+
   private logFiring(firing: Firing): void {
     const { logger } = this.settings;
     const where = { schedule: firing.schedule };
@@ -497,6 +542,7 @@ export class Worker {
     this.timerWake.wake();
     this.scheduleWake.wake();
     this.queueWake.wake();
+    this.retentionWake.wake();
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await this.presence.stop();
@@ -506,6 +552,7 @@ export class Worker {
       this.timerWake.close(),
       this.scheduleWake.close(),
       this.queueWake.close(),
+      this.retentionWake.close(),
     ]);
     clearInterval(this.keepAlive);
     this.stopped = true;

@@ -27,9 +27,11 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  PruneOptions,
   QueuedClaimOptions,
   QueuedPick,
   QueueRecord,
+  RetentionRecord,
   ScheduleRecord,
   StoreTx,
 } from '../store.js';
@@ -44,6 +46,7 @@ import { idempotency } from './ops/idempotency.js';
 import { jobs } from './ops/jobs.js';
 import { journal } from './ops/journal.js';
 import { queues } from './ops/queues.js';
+import { retention } from './ops/retention.js';
 import { schedules } from './ops/schedules.js';
 import { signals } from './ops/signals.js';
 import { stats } from './ops/stats.js';
@@ -344,5 +347,17 @@ export class PostgresStoreTx implements StoreTx {
   }
   pruneDebounces(before: number) {
     return this.invoke(ONE, (db) => debounces.pruneDebounces(db, before));
+  }
+  putRetention(record: Omit<RetentionRecord, 'updatedAt'>) {
+    return this.invoke(ONE, (db) => retention.putRetention(db, record));
+  }
+  deleteRetention(workflow: string, source?: RetentionRecord['source']) {
+    return this.invoke(ONE, (db) => retention.deleteRetention(db, workflow, source));
+  }
+  listRetentions() {
+    return this.invoke(ONE, (db) => retention.listRetentions(db));
+  }
+  pruneJobs(options: PruneOptions) {
+    return this.invoke(ATOMIC, (db) => retention.pruneJobs(db, options));
   }
 }

@@ -26,9 +26,11 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  PruneOptions,
   QueuedClaimOptions,
   QueuedPick,
   QueueRecord,
+  RetentionRecord,
   ScheduleRecord,
   StoreTx,
 } from '../store.js';
@@ -42,6 +44,7 @@ import { SqliteIdempotency } from './ops/idempotency.js';
 import { SqliteJobs } from './ops/jobs.js';
 import { SqliteJournal } from './ops/journal.js';
 import { SqliteQueues } from './ops/queues.js';
+import { SqliteRetention } from './ops/retention.js';
 import { SqliteSchedules } from './ops/schedules.js';
 import { SqliteSignals } from './ops/signals.js';
 import { SqliteStats } from './ops/stats.js';
@@ -66,6 +69,7 @@ export interface SqliteOps {
   queues: SqliteQueues;
   idempotency: SqliteIdempotency;
   debounces: SqliteDebounces;
+  retention: SqliteRetention;
 }
 
 /** Prepares every statement once. */
@@ -88,6 +92,7 @@ export function createSqliteOps(ctx: OpsContext): SqliteOps {
     queues,
     idempotency: new SqliteIdempotency(ctx),
     debounces: new SqliteDebounces(ctx),
+    retention: new SqliteRetention(ctx),
   };
 }
 
@@ -425,5 +430,17 @@ export class BoundStoreTx implements StoreTx {
   }
   pruneDebounces(before: number) {
     return this.invoke(W, () => this.ops.debounces.pruneDebounces(before));
+  }
+  putRetention(record: Omit<RetentionRecord, 'updatedAt'>) {
+    return this.invoke(W, () => this.ops.retention.putRetention(record));
+  }
+  deleteRetention(workflow: string, source?: RetentionRecord['source']) {
+    return this.invoke(W, () => this.ops.retention.deleteRetention(workflow, source));
+  }
+  listRetentions() {
+    return this.invoke(R, () => this.ops.retention.listRetentions());
+  }
+  pruneJobs(options: PruneOptions) {
+    return this.invoke(options.dryRun ? R : W, () => this.ops.retention.pruneJobs(options));
   }
 }

@@ -19,6 +19,7 @@ import { idempotency } from './0012-idempotency.js';
 import { debounce } from './0013-debounce.js';
 import { queueLimits } from './0014-queue-limits.js';
 import { taskQueues } from './0015-task-queues.js';
+import { retention } from './0016-retention.js';
 
 /** Every PostgreSQL migration, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -37,4 +38,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   debounce,
   queueLimits,
   taskQueues,
+  retention,
 ];
