@@ -329,6 +329,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       positiveWholeNumber,
       30_000,
     )
+    .option(
+      '--metrics-port <n>',
+      "serve this worker's Prometheus metrics at http://<metrics-host>:<n>/metrics (0: any free port)",
+      wholeNumber({ min: 0, max: 65535 }),
+    )
+    .option('--metrics-host <host>', 'interface --metrics-port listens on', '127.0.0.1')
+    .option(
+      '--metrics-store',
+      "also serve the store-wide series there (unfinished jobs, streams, queues, schedules; the dashboard's /metrics)",
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .option('--verbose', VERBOSE_HELP)
     .action(
@@ -348,6 +358,13 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
               graceMs: opts.graceMs as number,
               giveUpMs: opts.giveUpMs as number,
               leaseMs: opts.leaseMs as number,
+              ...(opts.metricsPort !== undefined && {
+                metrics: {
+                  port: opts.metricsPort as number,
+                  host: opts.metricsHost as string,
+                  store: Boolean(opts.metricsStore),
+                },
+              }),
             },
             output,
           ),

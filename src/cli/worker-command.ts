@@ -33,6 +33,8 @@ export interface WorkerCommandOptions {
   giveUpMs?: number;
   /** How long a claim holds a message before another worker may take it over. */
   leaseMs?: number;
+  /** Serve `/metrics` on this port and interface; `store`: the store-wide series too. */
+  metrics?: { port: number; host?: string; store?: boolean };
 }
 
 /** What `stop()` may take beyond the grace period before the process exits anyway. */
@@ -62,6 +64,11 @@ export async function runWorkerCommand(
     graceMs,
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.metrics && {
+      metricsPort: options.metrics.port,
+      ...(options.metrics.host !== undefined && { metricsHost: options.metrics.host }),
+      metricsStore: options.metrics.store ?? false,
+    }),
   });
   const interrupt = listenForInterrupt((signal) =>
     output.err(`weft worker: ${signal} again: exiting now`),
@@ -76,6 +83,7 @@ export async function runWorkerCommand(
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );
+    if (worker.metricsUrl) output.err(`weft worker: metrics on ${worker.metricsUrl}`);
     // Advice only, and not awaited: a store that is away right now is for the worker's
     // loops to ride out (they retry, and give up after --give-up-ms), not a reason to end
     // the worker here.

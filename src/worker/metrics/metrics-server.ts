@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ValidationError } from '../../core/errors.js';
 import type { StoreSeries } from './store-series.js';
 import type { WeftMetrics } from './weft-metrics.js';
 
@@ -62,9 +63,17 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(
+        new ValidationError(
+          `cannot listen for /metrics (${error.code ?? error.message})`,
+          `metrics port ${host}:${options.port}`,
+          { cause: error, code: 'METRICS_PORT' },
+        ),
+      );
+    server.once('error', failed);
     server.listen(options.port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -82,7 +82,7 @@ export class WeftMetrics implements WorkObserver {
     });
     this.jobDuration = new Histogram({
       name: 'weft_job_duration_seconds',
-      help: 'Time from a job’s creation to its end, for the jobs this process ended.',
+      help: "Time from a job's creation to its end, for the jobs this process ended.",
       labelNames: ['workflow', 'state'],
       buckets: JOB_DURATION_BOUNDS_S,
       registers,
