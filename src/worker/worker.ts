@@ -238,10 +238,12 @@ export class Worker {
     this.started = true;
     this.keepAlive = setInterval(() => {}, 1 << 30);
     try {
-      await this.announceAndListen();
+      // A metrics port that cannot listen fails the start before anything is announced.
       await this.serveMetrics();
+      await this.announceAndListen();
     } catch (error) {
-      // The store was unreachable: nothing runs, and start() may be called again.
+      // The store was unreachable (or the metrics port taken): nothing runs, and start()
+      // may be called again.
       clearInterval(this.keepAlive);
       await Promise.all([
         this.presence.stop(),
@@ -250,6 +252,7 @@ export class Worker {
         this.taskWake.close(),
         this.queueWake.close(),
       ]).catch(() => {});
+      this.metricsServer = undefined;
       this.started = false;
       throw error;
     }
