@@ -30,7 +30,11 @@ import { nextTurn, yieldIfDue } from '../store/yield-point.js';
 import { reportingCommits } from './commit-report.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd } from './job-ends.js';
-import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.js';
+import {
+  checkMetricsPort,
+  type MetricsServer,
+  startMetricsServer,
+} from './metrics/metrics-server.js';
 import { StoreSeries } from './metrics/store-series.js';
 import { WeftMetrics } from './metrics/weft-metrics.js';
 import { Presence } from './presence.js';
@@ -128,6 +132,7 @@ export class Worker {
       options.metrics ??
       (options.metricsPort !== undefined ? new WeftMetrics({ processMetrics: true }) : undefined);
     if (options.metricsPort !== undefined) {
+      checkMetricsPort(options.metricsPort);
       this.metricsServing = {
         port: options.metricsPort,
         ...(options.metricsHost !== undefined && { host: options.metricsHost }),

@@ -33,8 +33,19 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** Throws a {@link ValidationError} naming `metricsPort` unless `port` is one (0 to 65535). */
+export function checkMetricsPort(port: number): void {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ValidationError(
+      `expected a whole number from 0 to 65535, got ${port}`,
+      'metricsPort',
+    );
+  }
+}
+
 /** Starts a metrics server; resolves once it listens. */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  checkMetricsPort(options.port);
   const now = options.now ?? Date.now;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -77,10 +88,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${port}/metrics`,
+    url: `http://${shown}:${bound}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

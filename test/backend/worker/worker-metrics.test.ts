@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
+import { ValidationError } from '../../../src/core/errors.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import type { Store } from '../../../src/store/store.js';
 import { WeftMetrics } from '../../../src/worker/metrics/weft-metrics.js';
@@ -120,5 +121,21 @@ transitions:
     expect(
       await sample(metrics, 'weft_jobs_ended_total{workflow="bad-input",state="FAILURE"}'),
     ).toBe(1);
+  });
+
+  it('serves them on metricsPort from start to stop, and refuses a port out of range', async () => {
+    expect(() => new Worker({ store, metricsPort: 70_000 })).toThrow(ValidationError);
+    expect(() => new Worker({ store, metricsPort: 1.5 })).toThrow(/metricsPort/);
+    worker = new Worker({ store, idleMs: 100, logger: quiet, metricsPort: 0 });
+    expect(worker.metricsUrl).toBe(undefined);
+    await worker.start();
+    const url = worker.metricsUrl as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const text = await (await fetch(url)).text();
+    expect(text).toContain('# TYPE weft_task_attempts_total counter');
+    expect(text).toContain('process_cpu_seconds_total');
+    await worker.stop();
+    worker = undefined;
+    await expect(fetch(url)).rejects.toThrow();
   });
 });
