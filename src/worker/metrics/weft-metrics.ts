@@ -7,7 +7,7 @@
  * read a restart as a reset. The instruments are prom-client's; the series:
  *
  * - `weft_jobs_started_total{workflow}`: jobs this process created (a child job, a
- *   schedule's tick, a queued start it admitted, or a Client start given these metrics);
+ *   schedule's tick, or a start through a Client given these metrics);
  * - `weft_jobs_ended_total{workflow,state}` and `weft_job_duration_seconds{workflow,state}`:
  *   jobs whose last step this process committed, by end state, and their time from
  *   creation to end;
