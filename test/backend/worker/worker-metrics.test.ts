@@ -70,24 +70,28 @@ transitions:
       handlers: { work: async () => 'done' },
     });
     await worker.start();
-    const job = await client.start('parent', {});
-    expect((await client.result(job.id, { wait: true, timeoutMs: 30_000 })).state).toBe('SUCCESS');
+    // One start without metrics, one through a Client given the worker's: only it counts.
+    const first = await client.start('parent', {});
+    const job = await new Client(store, { metrics }).start('parent', {});
+    for (const id of [first.id, job.id]) {
+      expect((await client.result(id, { wait: true, timeoutMs: 30_000 })).state).toBe('SUCCESS');
+    }
     await waitFor(
       async () =>
-        (await sample(metrics, 'weft_jobs_ended_total{workflow="parent",state="SUCCESS"}')) === 1,
-      'the parent counted',
+        (await sample(metrics, 'weft_jobs_ended_total{workflow="parent",state="SUCCESS"}')) === 2,
+      'the parents counted',
     );
-    // The worker created the child; the client (no metrics here) created the parent.
-    expect(await sample(metrics, 'weft_jobs_started_total{workflow="child"}')).toBe(1);
-    expect(await sample(metrics, 'weft_jobs_started_total{workflow="parent"}')).toBe(undefined);
+    // The worker created the children; the clients created the parents.
+    expect(await sample(metrics, 'weft_jobs_started_total{workflow="child"}')).toBe(2);
+    expect(await sample(metrics, 'weft_jobs_started_total{workflow="parent"}')).toBe(1);
     expect(await sample(metrics, 'weft_jobs_ended_total{workflow="child",state="SUCCESS"}')).toBe(
-      1,
+      2,
     );
     expect(await sample(metrics, 'weft_task_attempts_total{task="work",outcome="success"}')).toBe(
-      1,
+      2,
     );
     expect(await sample(metrics, 'weft_task_retries_total{task="work"}')).toBe(undefined);
-    expect(await sample(metrics, 'weft_worker_steps_total{kind="end"}')).toBe(2);
+    expect(await sample(metrics, 'weft_worker_steps_total{kind="end"}')).toBe(4);
     expect(
       await sample(metrics, 'weft_step_latency_seconds_count{stream="engine"}'),
     ).toBeGreaterThan(0);
