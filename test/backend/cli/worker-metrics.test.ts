@@ -126,12 +126,11 @@ async function scrape(url: string): Promise<{ text: string; values: Map<string, 
   return { text, values: samples(text) };
 }
 
-async function startAndWait(args: string[]): Promise<void> {
+/** `weft start …args` in its own process; resolves with the job id it printed. */
+async function start(args: string[]): Promise<string> {
   const started = await weft(['start', ...args]);
   expect(started.code, started.err).toBe(0);
-  const job = started.out.split('\n').at(-1) as string;
-  const result = await weft(['result', job, '--wait', '--timeout', '60000']);
-  expect(result.code, result.err).toBe(0);
+  return started.out.split('\n').at(-1) as string;
 }
 
 describe.skipIf(skipBackend)('weft worker --metrics-port', () => {
@@ -142,14 +141,23 @@ describe.skipIf(skipBackend)('weft worker --metrics-port', () => {
     expect(before.values.get('weft_jobs_ended_total{workflow="hello",state="SUCCESS"}')).toBe(
       undefined,
     );
-    for (let i = 0; i < 3; i++) await startAndWait(['hello']);
-    for (let i = 0; i < 2; i++) await startAndWait(['loud', '--input', '["hey"]']);
-    // The last commit's report may land a moment after `weft result` saw the end.
+    // Five starts from other processes at once; the worker's counters say when it is done.
+    const jobs = await Promise.all([
+      ...[1, 2, 3].map(() => start(['hello'])),
+      ...[1, 2].map(() => start(['loud', '--input', '["hey"]'])),
+    ]);
+    expect(new Set(jobs).size).toBe(5);
     let after = await scrape(url);
-    await waitFor(async () => {
-      after = await scrape(url);
-      return after.values.get('weft_jobs_ended_total{workflow="loud",state="SUCCESS"}') === 2;
-    }, 'the code-first jobs counted');
+    await waitFor(
+      async () => {
+        after = await scrape(url);
+        const ended = (workflow: string) =>
+          after.values.get(`weft_jobs_ended_total{workflow="${workflow}",state="SUCCESS"}`);
+        return ended('hello') === 3 && ended('loud') === 2;
+      },
+      'the five jobs counted as ended',
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     const v = after.values;
     expect(v.get('weft_jobs_ended_total{workflow="hello",state="SUCCESS"}')).toBe(3);
     expect(v.get('weft_job_duration_seconds_count{workflow="hello",state="SUCCESS"}')).toBe(3);
@@ -186,7 +194,7 @@ describe.skipIf(skipBackend)('weft worker --metrics-port', () => {
       expect(after.text).toMatch(new RegExp(`^# HELP ${name} \\S`, 'm'));
       expect(after.text).toMatch(new RegExp(`^# TYPE ${name} (counter|gauge|histogram)$`, 'm'));
     }
-  });
+  }, 120_000);
 
   it('serves only its own series without --metrics-store, and 404 off /metrics', async () => {
     const { url } = await metricsWorker([]);
