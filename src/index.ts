@@ -80,6 +80,13 @@ export type { Notice, Store, StoreTx } from './store/store.js';
 export type { StoreOptions } from './store/store-options.js';
 export { DEFAULT_STORE_URL, parseStoreUrl } from './store/url.js';
 export {
+  JOB_DURATION_BOUNDS_S,
+  STEP_LATENCY_BOUNDS_S,
+  TASK_DURATION_BOUNDS_S,
+  WeftMetrics,
+  type WeftMetricsOptions,
+} from './worker/metrics/weft-metrics.js';
+export {
   defineHandlers,
   type HandlerSignature,
   type TaskContext,
@@ -88,5 +95,6 @@ export {
   type TypedTaskHandler,
   type TypedTaskHandlers,
 } from './worker/task-handler.js';
+export type { AttemptOutcome, EndedAttempt, WorkObserver } from './worker/work-observer.js';
 export { Worker } from './worker/worker.js';
 export type { WorkerLogger, WorkerOptions } from './worker/worker-options.js';

@@ -349,6 +349,16 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
       'prune finished jobs this long after they end (30d, or per end state: succeeded=7d,failed=30d; forever keeps them), for workflows whose file or definition gives no retention (default: forever)',
       retentionOption,
     )
+    .option(
+      '--metrics-port <n>',
+      "serve this worker's Prometheus metrics at http://<metrics-host>:<n>/metrics (0: any free port)",
+      wholeNumber({ min: 0, max: 65535 }),
+    )
+    .option('--metrics-host <host>', 'interface --metrics-port listens on', '127.0.0.1')
+    .option(
+      '--metrics-store',
+      "also serve the store-wide series there (unfinished jobs, streams, queues, schedules; the dashboard's /metrics)",
+    )
     .option(LOG_FORMAT_FLAGS, LOG_FORMAT_HELP)
     .option('--verbose', VERBOSE_HELP)
     .action(
@@ -372,6 +382,13 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
               leaseMs: opts.leaseMs as number,
               ...(opts.retention !== undefined && {
                 retention: opts.retention as RetentionOption,
+              }),
+              ...(opts.metricsPort !== undefined && {
+                metrics: {
+                  port: opts.metricsPort as number,
+                  host: opts.metricsHost as string,
+                  store: Boolean(opts.metricsStore),
+                },
               }),
             },
             output,

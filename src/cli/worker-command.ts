@@ -41,6 +41,8 @@ export interface WorkerCommandOptions {
   leaseMs?: number;
   /** How long finished jobs are kept (`--retention`); absent: forever. */
   retention?: RetentionOption;
+  /** Serve `/metrics` on this port and interface; `store`: the store-wide series too. */
+  metrics?: { port: number; host?: string; store?: boolean };
 }
 
 /** What `stop()` may take beyond the grace period before the process exits anyway. */
@@ -73,6 +75,11 @@ export async function runWorkerCommand(
     ...(options.giveUpMs !== undefined ? { giveUpMs: options.giveUpMs } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    ...(options.metrics && {
+      metricsPort: options.metrics.port,
+      ...(options.metrics.host !== undefined && { metricsHost: options.metrics.host }),
+      metricsStore: options.metrics.store ?? false,
+    }),
   });
   const interrupt = listenForInterrupt((signal) =>
     output.err(`weft worker: ${signal} again: exiting now`),
@@ -87,6 +94,7 @@ export async function runWorkerCommand(
     output.err(
       `weft worker ${worker.consumer} running on ${store.url} (Ctrl-C or SIGTERM stops it)`,
     );
+    if (worker.metricsUrl) output.err(`weft worker: metrics on ${worker.metricsUrl}`);
     // Advice only, and not awaited: a store that is away right now is for the worker's
     // loops to ride out (they retry, and give up after --give-up-ms), not a reason to end
     // the worker here.

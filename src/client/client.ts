@@ -31,6 +31,8 @@ import { retryingConflicts } from '../store/conflict-retry.js';
 import { enqueueStart } from '../store/queue-admission.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
+import { reportingCommits } from '../worker/commit-report.js';
+import type { WeftMetrics } from '../worker/metrics/weft-metrics.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced-start.js';
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
@@ -50,6 +52,12 @@ import { delayedStart, type StartTimeOptions } from './start-time.js';
 /** Options of a client. */
 export interface ClientOptions {
   clock?: Clock;
+  /**
+   * Counts what this client's commits do — the jobs it starts (`weft_jobs_started_total`),
+   * the jobs its cancels end — into a process's metrics, such as the `WeftMetrics` its
+   * worker keeps. Default: none.
+   */
+  metrics?: WeftMetrics;
 }
 
 /** How to start a job. */
@@ -197,10 +205,13 @@ export class Client {
   /** Queues: create, list, delete (client/queues.ts). */
   readonly queues: Queues;
 
-  constructor(
-    readonly store: Store,
-    options: ClientOptions = {},
-  ) {
+  /** The store it talks to (seen through its metrics' commit reports, when it has some). */
+  readonly store: Store;
+
+  constructor(base: Store, options: ClientOptions = {}) {
+    const { metrics } = options;
+    const store = metrics ? reportingCommits(base, (report) => metrics.committed(report)) : base;
+    this.store = store;
     this.clock = options.clock ?? new SystemClock();
     this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
     this.models = new Models({

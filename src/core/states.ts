@@ -178,6 +178,11 @@ export function canTransition<M extends MachineName>(
 /** Flow states in which a job has ended. */
 export const FLOW_FINAL_STATES: readonly FlowState[] = ['SUCCESS', 'FAILURE', 'REVERTED'];
 
+/** Flow states in which a job has not ended yet (the rest of {@link FLOW_STATES}). */
+export const UNFINISHED_FLOW_STATES: readonly FlowState[] = FLOW_STATES.filter(
+  (s) => !FLOW_FINAL_STATES.includes(s),
+);
+
 /** True when a job in this state has ended. */
 export function isFinalFlowState(state: FlowState): boolean {
   return FLOW_FINAL_STATES.includes(state);

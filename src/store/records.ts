@@ -341,14 +341,16 @@ export interface StreamStat {
   deadLetters: number;
 }
 
-/** Store-wide numbers for `/metrics`: cheap reads only (indexes, a rowid high-water mark). */
+/**
+ * Store-wide numbers for `/metrics`: cheap reads only (indexes, a rowid high-water mark),
+ * none of which grows with the finished jobs the store keeps.
+ */
 export interface StoreStats {
+  /** Unfinished jobs by state (read over the state index; finished states are absent). */
   jobs: JobCounts;
   streams: StreamStat[];
   /** History lines ever written (the high-water mark of their ids): engine steps so far. */
   steps: number;
-  /** Handler attempts recorded on activities so far. */
-  handlerRuns: number;
 }
 
 /** A worker saying it runs, and what it serves (`putWorker`). */

@@ -1,56 +1,23 @@
 /**
- * Job ends as a worker sees them: a view of a store whose transactions note every job
- * they move into a final state (SUCCESS, FAILURE), reported once the transaction has
- * committed. The engines stay as they are — they move jobs through `setJobState` — and
- * the worker, which owns the transactions, learns which jobs its commits ended.
+ * Job ends as a worker sees them: a view of a store whose transactions report every job
+ * they move into a final state (SUCCESS, FAILURE, REVERTED) once they have committed
+ * (commit-report.ts), and the log line of each.
  */
-import { isFinalFlowState } from '../core/states.js';
 import type { JobRecord } from '../store/records.js';
-import type { Store, StoreTx } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import { reportingCommits } from './commit-report.js';
 import { logWarning, type WorkerLogger } from './worker-options.js';
 
 /** Told of each job a committed transaction ended, with the job as it was written. */
 export type JobEndListener = (job: JobRecord) => void;
-
-/** A view of `tx` that notes the jobs it ends in `ended`. */
-function noting(tx: StoreTx, ended: JobRecord[]): StoreTx {
-  const setJobState: StoreTx['setJobState'] = async (id, from, to, patch) => {
-    const moved = await tx.setJobState(id, from, to, patch);
-    if (moved && isFinalFlowState(to)) {
-      const job = await tx.getJob(id);
-      if (job) ended.push(job);
-    }
-    return moved;
-  };
-  return new Proxy(tx, {
-    get(target, property) {
-      if (property === 'setJobState') return setJobState;
-      const value = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 /**
  * `store` with transactions that report the jobs they end to `listener` after commit.
  * A backend that runs a transaction's callback again reports only the committed run.
  */
 export function reportingJobEnds(store: Store, listener: JobEndListener): Store {
-  const transaction: Store['transaction'] = async (fn) => {
-    let ended: JobRecord[] = [];
-    const result = await store.transaction((tx) => {
-      ended = [];
-      return fn(noting(tx, ended));
-    });
-    for (const job of ended) listener(job);
-    return result;
-  };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'transaction') return transaction;
-      const value = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return reportingCommits(store, (report) => {
+    for (const job of report.ended) listener(job);
   });
 }
 

@@ -14,6 +14,7 @@ import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { bury, buryIn, type DeadLetterHandler, isOverdue } from './dead-letters.js';
 import { resumeTakenOver } from './resumption.js';
+import type { WorkObserver } from './work-observer.js';
 import type { WorkerLogger } from './worker-options.js';
 
 /** Runs one message inside a transaction. */
@@ -38,6 +39,8 @@ export interface ProcessorSettings {
   onDeadLetter?: DeadLetterHandler | undefined;
   /** The time takeovers are recorded at (epoch ms); Date.now when absent. */
   now?: (() => number) | undefined;
+  /** Told of steps committed and task attempts ended (the worker's metrics). */
+  observer?: WorkObserver | undefined;
 }
 
 /** The settings' clock. */
@@ -142,6 +145,7 @@ export async function processBatch(
   const claimed = messages.length + buried.length;
   if (claimed === 0) return 0;
   committed(settings, [...buried, ...messages]);
+  if (messages.length > 0) settings.observer?.stepsCommitted(messages, nowOf(settings));
   sessions.at(-1)?.committed();
   return claimed;
 }
@@ -167,6 +171,7 @@ async function runOneByOne(
     try {
       await store.transaction((tx) => runOne(tx, settings, message, handler));
       committed(settings, [message]);
+      settings.observer?.stepsCommitted([message], nowOf(settings));
     } catch (error) {
       await giveBack(settings, message, error);
     }

@@ -413,7 +413,8 @@ export class TaskRunner {
     );
     heartbeat.unref?.();
     this.heartbeats.set(message.id, heartbeat);
-    const watch = new AttemptWatch(task, controller, this.clock.now());
+    const startedAt = this.clock.now();
+    const watch = new AttemptWatch(task, controller, startedAt);
     let response: TaskResponse;
     try {
       const late = AttemptWatch.late(task, this.clock.now());
@@ -454,6 +455,19 @@ export class TaskRunner {
     } finally {
       watch.stop();
     }
+    this.settings.observer?.attemptEnded({
+      task: task.task,
+      attempt: task.attempt,
+      outcome:
+        leaseLost || controller.signal.reason instanceof ShutdownAbort
+          ? 'released'
+          : response.status === 'success'
+            ? 'success'
+            : response.timedOut
+              ? 'timeout'
+              : 'error',
+      durationMs: this.clock.now() - startedAt,
+    });
     if (leaseLost) {
       this.finish(message);
       return;

@@ -9,6 +9,7 @@ import type { CheckedQueue } from '../models/queue-spec.js';
 import type { CheckedSchedule } from '../models/schedule-spec.js';
 import type { ErrorRecord, Json } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import type { WeftMetrics } from './metrics/weft-metrics.js';
 import type { TaskHandlers } from './task-handler.js';
 import type { TaskLimit, TaskQueue } from './task-limits.js';
 
@@ -151,6 +152,26 @@ export interface WorkerOptions {
   retention?: RetentionOption;
   /** Called after each committed engine batch with the ids of the jobs it touched. */
   onCommit?: (jobs: readonly string[]) => void;
+  /**
+   * Counts this worker's work as it happens (jobs started and ended, steps, task attempts,
+   * retries, dead letters; docs/dashboard.md lists the series). Several workers may share
+   * one. Default: none, unless {@link metricsPort} is set (then a new one, with the
+   * process's CPU and memory series).
+   */
+  metrics?: WeftMetrics;
+  /**
+   * Serves `GET /metrics` (Prometheus text) on this port from `start()` to `stop()`, for
+   * a process that runs no dashboard (0: any free port; see `Worker.metricsUrl`).
+   */
+  metricsPort?: number;
+  /** The interface {@link metricsPort} listens on (default 127.0.0.1). */
+  metricsHost?: string;
+  /**
+   * Whether {@link metricsPort} serves the store-wide series too (unfinished jobs, stream
+   * depths, queues, schedules; what the dashboard's `/metrics` serves). They are the same
+   * from every process, so one per store is enough (default false).
+   */
+  metricsStore?: boolean;
 }
 
 /** The default logger of a library `Worker`: errors and warnings to stderr, nothing else. */

@@ -31,8 +31,16 @@ import { QUEUED_STREAM } from '../store/queue-rules.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { nextTurn, yieldIfDue } from '../store/yield-point.js';
+import { reportingCommits } from './commit-report.js';
 import { endDeadLetteredJob } from './dead-letters.js';
-import { logJobEnd, reportingJobEnds } from './job-ends.js';
+import { logJobEnd } from './job-ends.js';
+import {
+  checkMetricsPort,
+  type MetricsServer,
+  startMetricsServer,
+} from './metrics/metrics-server.js';
+import { StoreSeries } from './metrics/store-series.js';
+import { WeftMetrics } from './metrics/weft-metrics.js';
 import { Presence } from './presence.js';
 import { sweepRetention } from './retention-sweep.js';
 import {
@@ -121,6 +129,10 @@ export class Worker {
   private stopped = false;
   /** Its row in the store's workers, refreshed while it runs (presence.ts). */
   private readonly presence: Presence;
+  /** Its counters and histograms, when it keeps them (`metrics`, `metricsPort`). */
+  readonly metrics: WeftMetrics | undefined;
+  private readonly metricsServing: { port: number; host?: string; store: boolean } | undefined;
+  private metricsServer: MetricsServer | undefined;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -128,10 +140,29 @@ export class Worker {
     this.consumer =
       options.consumer ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     const logger = options.logger ?? stderrLogger;
+    this.metrics =
+      options.metrics ??
+      (options.metricsPort !== undefined ? new WeftMetrics({ processMetrics: true }) : undefined);
+    if (options.metricsPort !== undefined) {
+      checkMetricsPort(options.metricsPort);
+      this.metricsServing = {
+        port: options.metricsPort,
+        ...(options.metricsHost !== undefined && { host: options.metricsHost }),
+        store: options.metricsStore ?? false,
+      };
+    }
+    const metrics = this.metrics;
     this.settings = {
-      // Its transactions report the jobs they end, which the worker logs, and evaluate the
-      // expressions their steps need that are not cheap outside themselves (expression-plan.ts).
-      store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
+      // Its transactions report what they did: the jobs they end, which the worker logs,
+      // and all of it to its metrics (commit-report.ts). They also evaluate the expressions
+      // their steps need that are not cheap outside themselves (expression-plan.ts).
+      store: settlingExpressions(
+        reportingCommits(options.store, (report) => {
+          for (const job of report.ended) logJobEnd(logger, job);
+          metrics?.committed(report);
+        }),
+      ),
+      observer: metrics,
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       batchSize: options.batchSize ?? WORKER_DEFAULTS.batchSize,
@@ -230,16 +261,21 @@ export class Worker {
     this.started = true;
     this.keepAlive = setInterval(() => {}, 1 << 30);
     try {
+      // A metrics port that cannot listen fails the start before anything is announced.
+      await this.serveMetrics();
       await this.announceAndListen();
     } catch (error) {
-      // The store was unreachable: nothing runs, and start() may be called again.
+      // The store was unreachable (or the metrics port taken): nothing runs, and start()
+      // may be called again.
       clearInterval(this.keepAlive);
       await Promise.all([
         this.presence.stop(),
+        this.metricsServer?.close(),
         this.engineWake.close(),
         this.taskWake.close(),
         this.queueWake.close(),
       ]).catch(() => {});
+      this.metricsServer = undefined;
       this.started = false;
       throw error;
     }
@@ -255,6 +291,25 @@ export class Worker {
       this.loop('queues', () => this.queueTurn(), this.queueWake),
       this.loop('retention', () => this.retentionTurn(), this.retentionWake),
     ];
+  }
+
+  /** Where its `/metrics` answers, once started with a `metricsPort` (undefined otherwise). */
+  get metricsUrl(): string | undefined {
+    return this.metricsServer?.url;
+  }
+
+  private async serveMetrics(): Promise<void> {
+    if (!this.metricsServing || !this.metrics) return;
+    const { port, host, store } = this.metricsServing;
+    this.metricsServer = await startMetricsServer({
+      metrics: this.metrics,
+      port,
+      ...(host !== undefined && { host }),
+      ...(store && { storeSeries: new StoreSeries(this.store) }),
+      now: () => this.clock.now(),
+      onError: (error) =>
+        this.settings.logger.error('a /metrics scrape failed', toErrorRecord(error) as ErrorRecord),
+    });
   }
 
   /** Tells the store what this worker runs and subscribes to its streams' notices. */
@@ -546,6 +601,8 @@ export class Worker {
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
     await this.presence.stop();
+    await this.metricsServer?.close();
+    this.metricsServer = undefined;
     await Promise.all([
       this.engineWake.close(),
       this.taskWake.close(),

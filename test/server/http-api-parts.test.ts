@@ -14,9 +14,9 @@ import {
   WeftError,
 } from '../../src/core/errors.js';
 import { errorAnswer, statusOf } from '../../src/server/http-api/api-errors.js';
-import { metricsText } from '../../src/server/http-api/health-routes.js';
 import { isLoopback } from '../../src/server/http-api/same-origin.js';
 import { sameToken } from '../../src/server/http-api/token.js';
+import { metricsText } from '../../src/worker/metrics/store-series.js';
 
 describe('the HTTP API parts', () => {
   it('compares tokens whole, whatever their lengths', () => {
@@ -80,22 +80,23 @@ describe('the HTTP API parts', () => {
   it('writes Prometheus text: HELP and TYPE per metric, labels escaped, the engine streams always', () => {
     const text = metricsText(
       {
-        jobs: { RUNNING: 3, SUCCESS: 10 },
+        jobs: { RUNNING: 3, SUSPENDED: 1 },
         streams: [
           { stream: 'task:"odd"\\name', messages: 2, claimed: 1, expiredLeases: 1, deadLetters: 4 },
         ],
         steps: 120,
-        handlerRuns: 40,
       },
-      { steps: 12.5, handlerRuns: 4 },
+      { steps: 12.5 },
       0,
     );
     expect(text).toContain('# TYPE weft_jobs gauge\n');
     expect(text).toContain('weft_jobs{state="RUNNING"} 3\n');
-    expect(text).toContain('weft_jobs{state="FAILURE"} 0\n');
+    expect(text).toContain('weft_jobs{state="PENDING"} 0\n');
+    expect(text).toContain('weft_jobs{state="SUSPENDED"} 1\n');
+    // Finished jobs are counted as they end, by the workers (weft_jobs_ended_total).
+    expect(text).not.toMatch(/state="(SUCCESS|FAILURE|REVERTED)"/);
     expect(text).toContain('# TYPE weft_steps_total counter\nweft_steps_total 120\n');
     expect(text).toContain('weft_steps_per_second 12.5\n');
-    expect(text).toContain('weft_handler_runs_total 40\n');
     expect(text).toContain('weft_stream_depth{stream="task:\\"odd\\"\\\\name"} 2\n');
     expect(text).toContain('weft_lease_expiries{stream="task:\\"odd\\"\\\\name"} 1\n');
     expect(text).toContain('weft_dead_letters{stream="task:\\"odd\\"\\\\name"} 4\n');
@@ -128,12 +129,10 @@ describe('the HTTP API parts', () => {
       createdAt: 0,
       updatedAt: 0,
     };
-    const text = metricsText(
-      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
-      { steps: 0, handlerRuns: 0 },
-      0,
-      [schedule, { ...schedule, name: 'paused', paused: true, runs: 0 }],
-    );
+    const text = metricsText({ jobs: {}, streams: [], steps: 0 }, { steps: 0 }, 0, [
+      schedule,
+      { ...schedule, name: 'paused', paused: true, runs: 0 },
+    ]);
     expect(text).toContain(
       '# TYPE weft_schedule_runs_total counter\nweft_schedule_runs_total{schedule="nightly"} 7\n',
     );
@@ -147,8 +146,8 @@ describe('the HTTP API parts', () => {
 
   it("writes each queue's running and waiting jobs and its longest wait", () => {
     const text = metricsText(
-      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
-      { steps: 0, handlerRuns: 0 },
+      { jobs: {}, streams: [], steps: 0 },
+      { steps: 0 },
       10_000,
       [],
       [
@@ -186,8 +185,8 @@ describe('the HTTP API parts', () => {
       updatedAt: 0,
     };
     const text = metricsText(
-      { jobs: {}, streams: [], steps: 0, handlerRuns: 0 },
-      { steps: 0, handlerRuns: 0 },
+      { jobs: {}, streams: [], steps: 0 },
+      { steps: 0 },
       10_000,
       [],
       [],

@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { Client } from '../../client/client.js';
 import { NotFoundError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
+import type { WeftMetrics } from '../../worker/metrics/weft-metrics.js';
 import type { WorkerLogger } from '../../worker/worker-options.js';
 import { COMMON_HEADERS } from '../http-json.js';
 import { deadLetterRoutes, jobActionRoutes } from './action-routes.js';
@@ -48,6 +49,8 @@ export interface HttpApiOptions extends LiveOptions {
   token?: string;
   /** Where 5xx answers are logged (with their request ids). */
   logger?: WorkerLogger;
+  /** The process's own counters and histograms, served on `/metrics` after the store's. */
+  metrics?: WeftMetrics;
 }
 
 /** Builds the API app; `extend` adds more routes (the web app) before the 404. */
@@ -77,7 +80,12 @@ export function createHttpApi(options: HttpApiOptions, extend?: (app: Hono) => v
   app.use('/api/*', requireToken(options.token));
   app.use('/metrics', requireToken(options.token));
   app.use('*', sameOrigin(options.token !== undefined));
-  const health = healthRoutes(store, () => client.clock.now(), options.token !== undefined);
+  const health = healthRoutes(
+    store,
+    () => client.clock.now(),
+    options.token !== undefined,
+    options.metrics,
+  );
   app.route('/', health.open);
   app.route('/', health.guarded);
 

@@ -1,8 +1,11 @@
 /**
  * PostgreSQL monitoring reads: jobs counted by state (over `weft_jobs_state`, or the
- * workflow's index), per-stream depths and lease expiries, dead letters by stream, the
- * history's id high-water mark (steps so far) and handler attempts.
+ * workflow's index), per-stream depths and lease expiries, dead letters by stream and the
+ * history's id high-water mark (steps so far). `storeStats`, read at every `/metrics`
+ * scrape, counts unfinished jobs only (a range of the state index), so its cost does not
+ * grow with the finished jobs the store keeps.
  */
+import { UNFINISHED_FLOW_STATES } from '../../../core/states.js';
 import { countConditions, jobCounts, streamStats } from '../../job-stats.js';
 import type { JobCounts, JobFilter, StoreStats } from '../../records.js';
 import { type Db, type Statement, sql } from './context.js';
@@ -20,9 +23,9 @@ const DEAD = sql(
   'SELECT stream, count(*)::int AS n FROM weft_dead_letters GROUP BY stream',
 );
 const STEPS = sql('stats_steps', 'SELECT coalesce(max(id), 0)::bigint AS n FROM weft_history');
-const RUNS = sql(
-  'stats_runs',
-  'SELECT coalesce(sum(attempt), 0)::bigint AS n FROM weft_activities',
+const UNFINISHED = sql(
+  'stats_unfinished',
+  'SELECT state, count(*)::int AS n FROM weft_jobs WHERE state = ANY($1::text[]) GROUP BY state',
 );
 
 export const stats = {
@@ -51,19 +54,18 @@ export const stats = {
   },
 
   async storeStats(db: Db, now: number): Promise<StoreStats> {
-    const [messages, dead, [steps], [runs]] = [
+    const [messages, dead, [steps], unfinished] = [
       await db.rows<{ stream: string; n: number; claimed: number; expired: number }>(MESSAGES, [
         now,
       ]),
       await db.rows<{ stream: string; n: number }>(DEAD, []),
       await db.rows<{ n: string }>(STEPS, []),
-      await db.rows<{ n: string }>(RUNS, []),
+      await db.rows<{ state: string; n: number }>(UNFINISHED, [[...UNFINISHED_FLOW_STATES]]),
     ];
     return {
-      jobs: await stats.countJobs(db),
+      jobs: jobCounts(unfinished),
       streams: streamStats(messages, dead),
       steps: Number(steps?.n ?? 0),
-      handlerRuns: Number(runs?.n ?? 0),
     };
   },
 };
