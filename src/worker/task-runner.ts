@@ -26,8 +26,10 @@ import { bury, isOverdue } from './dead-letters.js';
 import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { admitClaimed } from './suspended-claims.js';
+import { closeAttempt, inAttempt, openAttempt } from './task-attempt-span.js';
 import type { TaskHandlers } from './task-handler.js';
 import { type TaskLimit, workerRoom } from './task-limits.js';
+import { tracingOn } from './tracing.js';
 import { logWarning } from './worker-options.js';
 
 /** Records task responses inside a transaction, several at once (sorted by job). */
@@ -354,7 +356,9 @@ export class TaskRunner {
     heartbeat.unref?.();
     this.heartbeats.set(message.id, heartbeat);
     const watch = new AttemptWatch(task, controller, this.clock.now());
+    const attempt = tracingOn() ? await openAttempt(this.settings.store, task) : undefined;
     let response: TaskResponse;
+    let thrown: unknown;
     try {
       const late = AttemptWatch.late(task, this.clock.now());
       if (late) throw late;
@@ -365,7 +369,7 @@ export class TaskRunner {
         });
       });
       const output = await Promise.race([
-        Promise.resolve(
+        inAttempt(attempt, () =>
           handler(task.input, {
             idempotencyKey: idempotencyKey(task),
             job: task.job,
@@ -385,6 +389,7 @@ export class TaskRunner {
       ]);
       response = { ...base, status: 'success', output: toJson(output) };
     } catch (error) {
+      thrown = error;
       response = {
         ...base,
         status: 'error',
@@ -394,6 +399,7 @@ export class TaskRunner {
     } finally {
       watch.stop();
     }
+    closeAttempt(attempt, response, thrown);
     if (leaseLost) {
       this.finish(message);
       return;

@@ -29,6 +29,7 @@ import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { nextTurn, yieldIfDue } from '../store/yield-point.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
+import { tracingStore } from './tracing-store.js';
 import { Presence } from './presence.js';
 import {
   type BatchHandler,
@@ -119,7 +120,11 @@ export class Worker {
     this.settings = {
       // Its transactions report the jobs they end, which the worker logs, and evaluate the
       // expressions their steps need that are not cheap outside themselves (expression-plan.ts).
-      store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
+      // With an OpenTelemetry SDK registered, they also record weft's spans (tracing-store.ts).
+      store: tracingStore(
+        settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
+        () => this.clock.now(),
+      ),
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       batchSize: options.batchSize ?? WORKER_DEFAULTS.batchSize,

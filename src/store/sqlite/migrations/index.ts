@@ -18,6 +18,7 @@ import { queues } from './0011-queues.js';
 import { idempotency } from './0012-idempotency.js';
 import { debounce } from './0013-debounce.js';
 import { queueLimits } from './0014-queue-limits.js';
+import { traceContext } from './0017-trace-context.js';
 
 /** Every SQLite migration, oldest first. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -35,4 +36,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   idempotency,
   debounce,
   queueLimits,
+  traceContext,
 ];
