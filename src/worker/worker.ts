@@ -29,7 +29,6 @@ import type { Store, StoreTx, StreamMessage } from '../store/store.js';
 import { nextTurn, yieldIfDue } from '../store/yield-point.js';
 import { endDeadLetteredJob } from './dead-letters.js';
 import { logJobEnd, reportingJobEnds } from './job-ends.js';
-import { tracingStore } from './tracing-store.js';
 import { Presence } from './presence.js';
 import {
   type BatchHandler,
@@ -39,6 +38,7 @@ import {
 } from './stream-processor.js';
 import { checkTaskLimit, type TaskLimit } from './task-limits.js';
 import { TaskRunner } from './task-runner.js';
+import { tracingStore } from './tracing-store.js';
 import { WakeUp } from './wake-up.js';
 import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
 
