@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Client } from '../../../src/client/client.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { openStore } from '../../../src/store/open-store.js';
+import type { Json } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/store.js';
 import {
   freshStoreUrl,
@@ -115,7 +116,7 @@ function only<T extends { name: string }>(spans: T[], name: string): T {
 }
 
 /** Starts a job from inside a span of this (client) process. */
-async function startInSpan(client: Client, workflow: string, input: unknown) {
+async function startInSpan(client: Client, workflow: string, input: Json) {
   return trace.getTracer('app').startActiveSpan('http.request', async (span) => {
     try {
       const job = await client.start(workflow, input);
