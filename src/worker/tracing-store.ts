@@ -257,8 +257,7 @@ class TransactionTrace {
  * time.
  */
 export function tracingStore(store: Store, now: () => number = Date.now): Store {
-  const transaction: Store['transaction'] = async (fn) => {
-    if (!tracingOn()) return store.transaction(fn);
+  const traced: Store['transaction'] = async (fn) => {
     let run: TransactionTrace | undefined;
     const result = await store.transaction((tx) => {
       run = new TransactionTrace(tx);
@@ -267,6 +266,8 @@ export function tracingStore(store: Store, now: () => number = Date.now): Store 
     run?.committed(store, now());
     return result;
   };
+  const transaction: Store['transaction'] = (fn) =>
+    tracingOn() ? traced(fn) : store.transaction(fn);
   return new Proxy(store, {
     get(target, property) {
       if (property === 'transaction') return transaction;
