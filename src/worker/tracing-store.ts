@@ -108,7 +108,12 @@ class TransactionTrace {
     setJobState: async (id, from, to, patch) => {
       const moved = await this.tx.setJobState(id, from, to, patch);
       if (moved && isFinalFlowState(to)) {
-        const job = await this.tx.getJob(id);
+        // The job as written: what this transaction read of it and the move's patch (the
+        // store stamps finishedAt when the patch has none: the commit's time will do).
+        const known = this.jobs.get(id);
+        const job = known
+          ? { ...known, ...patch, state: to, finishedAt: patch?.finishedAt ?? null }
+          : await this.tx.getJob(id);
         if (job?.trace) this.ended.push(job);
       }
       return moved;
