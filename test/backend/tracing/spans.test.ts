@@ -288,6 +288,16 @@ transitions:
     expect(parentOf(one(spans, 'weft.attempt double'))).toBe(legStart.spanContext().spanId);
   });
 
+  it('a start that makes no job records no start span, and keeps the first start trace', async () => {
+    await client.deploy(invoice);
+    const { result: first } = await startInSpan(() => client.start('invoice', {}, { id: 'inv-1' }));
+    const { result: again } = await startInSpan(() => client.start('invoice', {}, { id: 'inv-1' }));
+    expect(again.trace).toEqual(first.trace);
+    const starts = named(sdk.finishedSpans(), 'weft.start invoice');
+    expect(starts).toHaveLength(1);
+    expect(first.trace?.traceparent).toContain(starts[0]?.spanContext().spanId);
+  });
+
   it('a job started outside any span begins a trace of its own', async () => {
     await client.deploy(invoice);
     worker = new Worker({ store, handlers: { bill: async () => 'billed' } });
