@@ -3,8 +3,10 @@
  * inside the caller's span continues its trace; each task attempt is a span the handler
  * runs in (its own spans are children, `trace.getActiveSpan()` is the attempt), a failed
  * attempt's span has status ERROR; activities, code-first steps and jobs are recorded
- * when they end, with weft's attributes; a child job hangs under its parent job. Graph and
- * code-first, on both stores.
+ * when they end, with weft's attributes; a child job hangs under its parent job; a
+ * duplicate start records nothing, a client's cancel records the job span, and a job
+ * started with no SDK registered still gets attempt spans. Graph and code-first, on both
+ * stores.
  */
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -296,6 +298,60 @@ transitions:
     const starts = named(sdk.finishedSpans(), 'weft.start invoice');
     expect(starts).toHaveLength(1);
     expect(first.trace?.traceparent).toContain(starts[0]?.spanContext().spanId);
+  });
+
+  it('a job the client cancels gets its job span from the client, with status ERROR', async () => {
+    await client.deploy(
+      compileWorkflow(`
+workflow: held
+activities:
+  start: { kind: trigger }
+  hold:  { kind: hook, signal: go }
+transitions:
+  start: [hold]
+`),
+    );
+    worker = new Worker({ store, handlers: {} });
+    await worker.start();
+    const { result: job, caller } = await startInSpan(() => client.start('held', {}));
+    await waitFor(async () => (await store.listActivities(job.id)).length > 0, 'the hook to wait');
+    const cancelled = await client.cancel(job.id);
+    expect(cancelled.state).not.toBe('SUCCESS');
+    await waitFor(() => named(sdk.finishedSpans(), 'weft.job held').length === 1);
+    const spans = sdk.finishedSpans();
+    const jobSpan = one(spans, 'weft.job held');
+    expect(jobSpan.spanContext().traceId).toBe(caller.traceId);
+    expect(parentOf(jobSpan)).toBe(one(spans, 'weft.start held').spanContext().spanId);
+    expect(jobSpan.attributes['weft.job.state']).toBe(cancelled.state);
+    expect(jobSpan.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('a job started while no SDK was registered still gets attempt spans, each a trace of its own', async () => {
+    await client.deploy(invoice);
+    trace.disable();
+    const job = await client.start('invoice', {});
+    trace.setGlobalTracerProvider(sdk.provider);
+    expect(job.trace).toBeUndefined();
+    let active = '';
+    worker = new Worker({
+      store,
+      handlers: {
+        bill: async () => {
+          active = trace.getActiveSpan()?.spanContext().spanId ?? '';
+          return 'billed';
+        },
+      },
+    });
+    await worker.start();
+    await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    await waitFor(() => named(sdk.finishedSpans(), 'weft.attempt bill').length === 1);
+    const spans = sdk.finishedSpans();
+    const attempt = one(spans, 'weft.attempt bill');
+    expect(parentOf(attempt)).toBe('');
+    expect(attempt.attributes).toMatchObject({ 'weft.job.id': job.id, 'weft.workflow': 'invoice' });
+    expect(active).toBe(attempt.spanContext().spanId);
+    // No anchor to hang them on: no start, activity or job span.
+    expect(spans.filter((s) => s.name !== 'weft.attempt bill')).toEqual([]);
   });
 
   it('a job started outside any span begins a trace of its own', async () => {
