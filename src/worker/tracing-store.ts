@@ -43,13 +43,20 @@ function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What a job span needs of the job it ends (its input is not read: it may be large). */
+type EndedJob = Pick<
+  JobRecord,
+  'id' | 'workflow' | 'model' | 'state' | 'error' | 'createdAt' | 'finishedAt' | 'trace'
+>;
+
 /** What one run of a transaction's callback did that has spans. */
 class TransactionTrace {
   /** The jobs it read, locked or created, by id (the trace context of each). */
   private readonly jobs = new Map<string, JobRecord>();
   /** Start spans of the jobs it created: ended at commit. */
   private readonly starts: Span[] = [];
-  private readonly ended: JobRecord[] = [];
+  /** The jobs it moved into a final state, as they were written. */
+  private readonly ended: EndedJob[] = [];
   private readonly finished: ActivityKey[] = [];
   private readonly steps: { job: string; status: JsonObject }[] = [];
   /** The last collation key a history line gave, by job. */
@@ -110,11 +117,19 @@ class TransactionTrace {
       if (moved && isFinalFlowState(to)) {
         // The job as written: what this transaction read of it and the move's patch (the
         // store stamps finishedAt when the patch has none: the commit's time will do).
-        const known = this.jobs.get(id);
-        const job = known
-          ? { ...known, ...patch, state: to, finishedAt: patch?.finishedAt ?? null }
-          : await this.tx.getJob(id);
-        if (job?.trace) this.ended.push(job);
+        const job = this.jobs.get(id) ?? (await this.tx.getJob(id));
+        if (job?.trace) {
+          this.ended.push({
+            id: job.id,
+            workflow: job.workflow,
+            model: job.model,
+            state: to,
+            error: patch?.error !== undefined ? patch.error : job.error,
+            createdAt: job.createdAt,
+            finishedAt: patch?.finishedAt ?? null,
+            trace: job.trace,
+          });
+        }
       }
       return moved;
     },
@@ -187,7 +202,7 @@ class TransactionTrace {
     }
   }
 
-  private base(job: JobRecord): Attributes {
+  private base(job: EndedJob): Attributes {
     const attributes: Attributes = {
       [ATTR.job]: job.id,
       [ATTR.workflow]: job.workflow,
@@ -198,7 +213,7 @@ class TransactionTrace {
     return attributes;
   }
 
-  private jobSpan(job: JobRecord, now: number): void {
+  private jobSpan(job: EndedJob, now: number): void {
     if (!job.trace) return;
     recordEnded({
       name: `weft.job ${job.workflow}`,
