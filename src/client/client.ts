@@ -33,6 +33,7 @@ import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '.
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { reportingCommits } from '../worker/commit-report.js';
 import type { WeftMetrics } from '../worker/metrics/weft-metrics.js';
+import { tracingStore } from '../worker/tracing-store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced-start.js';
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
@@ -200,6 +201,8 @@ export class Client {
   readonly clock: Clock;
   private readonly newId: () => string;
   private readonly models: Models;
+  /** The store, with transactions that record weft's spans when an SDK is registered. */
+  private readonly traced: Store;
   /** Cron schedules: create, list, pause, resume, delete, backfill (client/schedules.ts). */
   readonly schedules: Schedules;
   /** Queues: create, list, delete (client/queues.ts). */
@@ -213,6 +216,7 @@ export class Client {
     const store = metrics ? reportingCommits(base, (report) => metrics.committed(report)) : base;
     this.store = store;
     this.clock = options.clock ?? new SystemClock();
+    this.traced = tracingStore(store, () => this.clock.now());
     this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
     this.models = new Models({
       graph: new GraphEngine({ clock: this.clock }),
@@ -495,7 +499,7 @@ export class Client {
    * (a deadlock with a worker: store/conflict-retry.ts), so that no command fails for one.
    */
   private transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return retryingConflicts(() => this.store.transaction(fn));
+    return retryingConflicts(() => this.traced.transaction(fn));
   }
 
   private async runningJob(jobId: string, what: string): Promise<JobRecord> {

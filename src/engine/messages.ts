@@ -3,7 +3,7 @@
  * plain JSON. Engine messages go to the {@link ENGINE_STREAM}; task messages go to one
  * stream per handler name ({@link taskStream}).
  */
-import type { ErrorRecord, Json } from '../store/records.js';
+import type { ErrorRecord, Json, TraceContext } from '../store/records.js';
 
 /** The stream every graph-engine step message goes to. */
 export const ENGINE_STREAM = 'engine';
@@ -79,4 +79,15 @@ export interface TaskMessage extends ActivityAddress {
   deadline?: number;
   /** A run of the activity's revert handler (`task` names it), not of the activity. */
   revert?: true;
+  /**
+   * The job's trace context and workflow, put on the message by a worker or client that
+   * traces (worker/tracing-store.ts) so the attempt's span needs no read; the engine
+   * neither writes nor reads it.
+   */
+  trace?: TaskTrace;
+}
+
+/** What a task message carries of its job's trace (see {@link TaskMessage.trace}). */
+export interface TaskTrace extends TraceContext {
+  workflow: string;
 }

@@ -25,6 +25,7 @@ import { presenceWindowMs } from '../models/served-work.js';
 import type { Store } from '../store/store.js';
 import { logJobEnd, reportingJobEnds } from '../worker/job-ends.js';
 import { Presence } from '../worker/presence.js';
+import { tracingStore } from '../worker/tracing-store.js';
 import { stderrLogger, type WorkerLogger } from '../worker/worker-options.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -135,7 +136,11 @@ export class AgentServer {
     const settings = {
       // Its transactions report the jobs agents' results end, which the server logs.
       // Its transactions evaluate costly expressions outside themselves (expression-plan.ts).
-      store: settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
+      // With an OpenTelemetry SDK registered, they record weft's spans (tracing-store.ts).
+      store: tracingStore(
+        settlingExpressions(reportingJobEnds(options.store, (job) => logJobEnd(logger, job))),
+        () => clock.now(),
+      ),
       logger,
       consumer: this.consumer,
       leaseMs: options.leaseMs ?? 60_000,

@@ -46,6 +46,12 @@ export interface TaskOffer {
   idempotencyKey: string;
   /** (weft) a graph task's per-attempt timeout, when it has one. */
   timeoutMs?: number;
+  /**
+   * (weft) the job's W3C trace context, when it was started in one (docs/tracing.md):
+   * an agent that traces makes its spans children of `traceparent`.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** How a hand-out ended: its result recorded, or its lease lost. */
@@ -112,6 +118,8 @@ export class TaskDesk {
       attempt: task.attempt,
       idempotencyKey: idempotencyKey(task),
       ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+      ...(task.trace && { traceparent: task.trace.traceparent }),
+      ...(task.trace?.tracestate && { tracestate: task.trace.tracestate }),
     };
   }
 

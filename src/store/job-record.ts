@@ -2,7 +2,7 @@
  * The record a new job starts as, and what a patch of it writes, the same on every
  * backend.
  */
-import type { ErrorRecord, JobPatch, JobRecord, Json, NewJob } from './records.js';
+import type { ErrorRecord, JobPatch, JobRecord, Json, NewJob, TraceContext } from './records.js';
 
 /** The stored form of a job being created at `createdAt`. */
 export function newJobRecord(job: NewJob, createdAt: number): JobRecord {
@@ -21,7 +21,20 @@ export function newJobRecord(job: NewJob, createdAt: number): JobRecord {
     createdAt,
     updatedAt: createdAt,
     finishedAt: null,
+    ...(job.trace && { trace: traceOf(job.trace.traceparent, job.trace.tracestate) }),
   };
+}
+
+/**
+ * The trace context of a stored job's columns (`traceparent`, `tracestate`): absent
+ * when it has none, so a job started without one reads as it always did.
+ */
+export function traceOf(
+  traceparent: string | null | undefined,
+  tracestate: string | null | undefined,
+): TraceContext | undefined {
+  if (!traceparent) return undefined;
+  return tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
 /** A patch made explicit: each field's value, and whether the patch gives it. */

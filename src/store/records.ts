@@ -40,6 +40,21 @@ export interface JobRecord {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /**
+   * The W3C trace context the job's spans continue (docs/tracing.md), when it was started
+   * with one: absent otherwise. Written once, when the job is created.
+   */
+  trace?: TraceContext;
+}
+
+/**
+ * A W3C trace context as stored with a job: the `traceparent` header's value and, when
+ * the trace has one, the `tracestate` header's.
+ */
+export interface TraceContext {
+  /** `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`. */
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** What a caller gives to create a job. */
@@ -55,6 +70,8 @@ export interface NewJob {
   parentActivity?: string | null;
   /** Epoch milliseconds; the store's clock when absent. */
   createdAt?: number;
+  /** The trace context its spans continue (see {@link JobRecord.trace}). */
+  trace?: TraceContext;
 }
 
 /** Changes to a job beside its state. Absent fields are left as they are. */

@@ -33,8 +33,10 @@ import { bury, isOverdue } from './dead-letters.js';
 import { resumeTakenOver } from './resumption.js';
 import type { FollowUp, FollowUpSession, ProcessorSettings } from './stream-processor.js';
 import { admitClaimed } from './suspended-claims.js';
+import { closeAttempt, inAttempt, openAttempt } from './task-attempt-span.js';
 import type { TaskHandlers } from './task-handler.js';
 import { type TaskLimit, type TaskQueue, workerRoom } from './task-limits.js';
+import { tracingOn } from './tracing.js';
 import { logWarning, type WorkerLogger } from './worker-options.js';
 
 /** Records task responses inside a transaction, several at once (sorted by job). */
@@ -415,7 +417,9 @@ export class TaskRunner {
     this.heartbeats.set(message.id, heartbeat);
     const startedAt = this.clock.now();
     const watch = new AttemptWatch(task, controller, startedAt);
+    const attempt = tracingOn() ? await openAttempt(this.settings.store, task) : undefined;
     let response: TaskResponse;
+    let thrown: unknown;
     try {
       const late = AttemptWatch.late(task, this.clock.now());
       if (late) throw late;
@@ -426,7 +430,7 @@ export class TaskRunner {
         });
       });
       const output = await Promise.race([
-        Promise.resolve(
+        inAttempt(attempt, () =>
           handler(task.input, {
             idempotencyKey: idempotencyKey(task),
             job: task.job,
@@ -446,6 +450,7 @@ export class TaskRunner {
       ]);
       response = { ...base, status: 'success', output: toJson(output) };
     } catch (error) {
+      thrown = error;
       response = {
         ...base,
         status: 'error',
@@ -468,6 +473,7 @@ export class TaskRunner {
               : 'error',
       durationMs: this.clock.now() - startedAt,
     });
+    closeAttempt(attempt, response, thrown);
     if (leaseLost) {
       this.finish(message);
       return;

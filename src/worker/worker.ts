@@ -51,6 +51,7 @@ import {
 } from './stream-processor.js';
 import { checkTaskLimit, checkTaskQueue, type TaskLimit, type TaskQueue } from './task-limits.js';
 import { TaskRunner } from './task-runner.js';
+import { tracingStore } from './tracing-store.js';
 import { WakeUp } from './wake-up.js';
 import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
 
@@ -155,12 +156,16 @@ export class Worker {
     this.settings = {
       // Its transactions report what they did: the jobs they end, which the worker logs,
       // and all of it to its metrics (commit-report.ts). They also evaluate the expressions
-      // their steps need that are not cheap outside themselves (expression-plan.ts).
-      store: settlingExpressions(
-        reportingCommits(options.store, (report) => {
-          for (const job of report.ended) logJobEnd(logger, job);
-          metrics?.committed(report);
-        }),
+      // their steps need that are not cheap outside themselves (expression-plan.ts). With an
+      // OpenTelemetry SDK registered, they also record weft's spans (tracing-store.ts).
+      store: tracingStore(
+        settlingExpressions(
+          reportingCommits(options.store, (report) => {
+            for (const job of report.ended) logJobEnd(logger, job);
+            metrics?.committed(report);
+          }),
+        ),
+        () => this.clock.now(),
       ),
       observer: metrics,
       consumer: this.consumer,

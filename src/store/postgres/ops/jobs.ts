@@ -8,7 +8,7 @@ import { NotFoundError } from '../../../core/errors.js';
 import type { FlowState } from '../../../core/states.js';
 import { jobMove } from '../../job-move.js';
 import { jobQuery } from '../../job-query.js';
-import { jobPatchRow, newJobRecord } from '../../job-record.js';
+import { jobPatchRow, newJobRecord, traceOf } from '../../job-record.js';
 import { QUEUED_STREAM } from '../../queue-rules.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { type Db, ms, type Statement, sql, toJson } from './context.js';
@@ -28,9 +28,12 @@ interface JobRow {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 function toJob(row: JobRow): JobRecord {
+  const trace = traceOf(row.traceparent, row.tracestate);
   return {
     id: row.id,
     workflow: row.workflow,
@@ -46,17 +49,18 @@ function toJob(row: JobRow): JobRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    ...(trace && { trace }),
   };
 }
 
 const COLUMNS = `id, workflow, version, model, state, input, output, error, context, parent_id,
-  parent_activity, created_at, updated_at, finished_at`;
+  parent_activity, created_at, updated_at, finished_at, traceparent, tracestate`;
 
 const INSERT = sql(
   'job_insert',
   `INSERT INTO weft_jobs (id, workflow, version, model, state, input, output, error, context,
-     parent_id, parent_activity, created_at, updated_at, finished_at)
-   VALUES ($1, $2, $3, $4, $5, $6, 'null', NULL, $7, $8, $9, $10, $10, NULL)
+     parent_id, parent_activity, created_at, updated_at, finished_at, traceparent, tracestate)
+   VALUES ($1, $2, $3, $4, $5, $6, 'null', NULL, $7, $8, $9, $10, $10, NULL, $11, $12)
    ON CONFLICT (id) DO NOTHING`,
 );
 const SELECT = sql('job_get', `SELECT ${COLUMNS} FROM weft_jobs WHERE id = $1`);
@@ -141,6 +145,8 @@ export const jobs = {
       record.parentId,
       record.parentActivity,
       createdAt,
+      record.trace?.traceparent ?? null,
+      record.trace?.tracestate ?? null,
     ]);
     if (inserted === 1) return { job: record, created: true };
     const existing = await jobs.getJob(db, job.id);

@@ -20,6 +20,7 @@ import { debounce } from './0013-debounce.js';
 import { queueLimits } from './0014-queue-limits.js';
 import { taskQueues } from './0015-task-queues.js';
 import { retention } from './0016-retention.js';
+import { traceContext } from './0017-trace-context.js';
 
 /** Every SQLite migration, oldest first. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -39,4 +40,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   queueLimits,
   taskQueues,
   retention,
+  traceContext,
 ];

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../core/errors.js';
 import type { FlowState } from '../../../core/states.js';
 import { jobMove } from '../../job-move.js';
 import { jobQuery } from '../../job-query.js';
-import { jobPatchRow, newJobRecord } from '../../job-record.js';
+import { jobPatchRow, newJobRecord, traceOf } from '../../job-record.js';
 import type { ErrorRecord, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { fromJson, fromJsonOrNull, type OpsContext, type Statement, toJson } from './context.js';
 import type { SqliteQueues } from './queues.js';
@@ -26,6 +26,8 @@ interface JobRow {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /**
@@ -54,6 +56,12 @@ function lazyInput(record: Omit<JobRecord, 'input'>, text: string): JobRecord {
   return record as JobRecord;
 }
 
+/** `{ trace }` when the row has a trace context, else nothing. */
+function withTrace(traceparent: string | null, tracestate: string | null) {
+  const trace = traceOf(traceparent, tracestate);
+  return trace ? { trace } : {};
+}
+
 function toJob(row: JobRow): JobRecord {
   const record = {
     id: row.id,
@@ -69,6 +77,7 @@ function toJob(row: JobRow): JobRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    ...withTrace(row.traceparent, row.tracestate),
   };
   return row.input.length < 1024
     ? { ...record, input: fromJson(row.input) }
@@ -112,9 +121,10 @@ export class SqliteJobs {
   ) {
     const { db } = ctx;
     this.insert = db.prepare(`INSERT INTO weft_jobs (id, workflow, version, model, state, input,
-        output, error, context, parent_id, parent_activity, created_at, updated_at, finished_at)
+        output, error, context, parent_id, parent_activity, created_at, updated_at, finished_at,
+        traceparent, tracestate)
       VALUES (@id, @workflow, @version, @model, @state, @input, 'null', NULL, @context,
-        @parent_id, @parent_activity, @created_at, @created_at, NULL)
+        @parent_id, @parent_activity, @created_at, @created_at, NULL, @traceparent, @tracestate)
       ON CONFLICT (id) DO NOTHING`);
     this.select = db.prepare('SELECT * FROM weft_jobs WHERE id = ?');
     this.move = db.prepare(`UPDATE weft_jobs SET state = @to, ${PATCH_SET},
@@ -142,6 +152,8 @@ export class SqliteJobs {
       parent_id: record.parentId,
       parent_activity: record.parentActivity,
       created_at: createdAt,
+      traceparent: record.trace?.traceparent ?? null,
+      tracestate: record.trace?.tracestate ?? null,
     });
     if (result.changes === 1) return { job: record, created: true };
     return { job: this.getJob(job.id) as JobRecord, created: false };
