@@ -179,7 +179,7 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
-  it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
+  it("leads a code-first job's page with its steps in order on a timeline, the engine details folded", async () => {
     const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
     await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
     // `confirm` is dispatched: the job does not wait for it, and it may end after the job.
@@ -191,15 +191,54 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
       { intervalMs: 50 },
     );
     await visit(`#/job/${job.id}`);
-    await page.waitForSelector('.codefirst h3:has-text("Branches")');
     await page.waitForSelector('.jobhead .badge.s-success');
+    await page.waitForSelector('section.timeline table.steps tbody tr');
+    // The steps, in the order the code met them, as text (a table) under the bars.
+    const rows = await page.$$eval('table.steps tbody tr', (trs) =>
+      trs.map((tr) => ({
+        name: tr.querySelector('td.name')?.textContent ?? '',
+        kind: tr.getAttribute('data-kind'),
+        status: tr.getAttribute('data-status'),
+        duration: tr.querySelector('td.duration')?.textContent ?? '',
+        attempts: tr.children[7]?.textContent ?? '',
+      })),
+    );
+    expect(rows.slice(0, 5).map((r) => `${r.kind} ${r.name}`)).toEqual([
+      'task book-flight',
+      'task book-hotel',
+      'properties properties',
+      'wait sleep',
+      'task charge',
+    ]);
+    const confirm = rows.find((r) => r.name.startsWith('confirm'));
+    expect(confirm).toMatchObject({ name: 'confirm (dispatched)', status: 'SUCCESS' });
+    for (const row of rows) {
+      expect(row.status, row.name).toBe('SUCCESS');
+      expect(row.duration, row.name).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    }
+    expect(rows[0]?.attempts).toBe('1');
+    // The sleep lasted its 200 ms at least.
+    const sleep = rows.find((r) => r.name === 'sleep')?.duration ?? '';
+    expect(sleep.endsWith(' s') || Number.parseInt(sleep, 10) >= 200).toBe(true);
+    // Every step has its bar (or, for an instant, its mark) on the shared axis.
+    const bars = await page.$$eval('.trace .trow:not(.axis)', (trs) =>
+      trs.map((tr) => tr.querySelectorAll('.tb').length),
+    );
+    expect(bars).toHaveLength(rows.length);
+    for (const n of bars) expect(n).toBeGreaterThan(0);
+    expect(await page.getAttribute('.trace', 'aria-hidden')).toBe('true');
+
+    // The engine's structure is there, folded: closed until asked for.
+    expect(await page.$eval('details.engine', (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.isVisible('.codefirst h3:has-text("Branches")')).toBe(false);
+    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
+    await page.click('details.engine > summary');
+    await page.waitForSelector('.codefirst h3:has-text("Branches")', { state: 'visible' });
     const works = await page.$$eval('.codefirst table', (tables) => tables.length);
     expect(works).toBeGreaterThanOrEqual(3);
-    expect(await page.textContent('.codefirst')).toContain('book-flight');
     const confirmRow = await page.textContent('.codefirst tr:has(td:text-is("confirm"))');
     expect(confirmRow).toContain('no (dispatched)');
     expect(confirmRow).toContain('completed');
-    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
     noConsoleErrors();
   });
 
