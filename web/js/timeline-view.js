@@ -225,7 +225,7 @@ export function renderTimeline(box, timeline, { title = 'Steps' } = {}) {
           h('td', {}, badge(step.status)),
           h('td.time', { title: when(step.startedAt) }, rel(axis, step.startedAt)),
           h(
-            'td',
+            'td.time',
             { title: when(step.finishedAt) },
             step.finishedAt ? rel(axis, step.finishedAt) : step.startedAt ? 'running' : '—',
           ),

@@ -3,8 +3,9 @@
  * the order its code met them — a task that failed twice and was retried (each attempt
  * with its start, end and error, and the backoff it waited out), a property change, a
  * wait for an event (its deadline) and the event that came, a sleep, a child workflow
- * and a dispatched task — each with its start, end and duration; a graph job's activity
- * records on the same axis, with a retried task's attempts.
+ * and a dispatched task — each with its start, end and duration; the reverts of a failed
+ * saga after its tasks; a graph job's activity records on the same axis, with a retried
+ * task's attempts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
@@ -57,6 +58,27 @@ const shipment = defineWorkflow(
   },
 );
 
+const release = defineTask('release', () => 'released');
+const unship = defineTask('unship', () => 'unshipped');
+const hold = defineTask('hold', (sku: string) => ({ hold: `H-${sku}` }), { revert: release });
+const ship = defineTask(
+  'ship',
+  () => {
+    throw new Error('no courier');
+  },
+  { revert: unship, retry: { attempts: 1 } },
+);
+const saga = defineWorkflow(
+  'saga',
+  class extends Workflow {
+    async handle(sku: string) {
+      await this.execute(hold, sku);
+      await this.execute(ship);
+    }
+  },
+  { onFailure: 'revert' },
+);
+
 const retried = compileWorkflow(`
 workflow: retried
 activities:
@@ -103,8 +125,8 @@ describe.skipIf(skipBackend)('the job timeline (HTTP API)', () => {
       store,
       concurrency: 4,
       idleMs: 50,
-      workflows: [shipment, child],
-      tasks: [flaky, label, notify],
+      workflows: [shipment, child, saga],
+      tasks: [flaky, label, notify, hold, ship, release, unship],
       handlers: {
         call: () => {
           graphCalls += 1;
@@ -202,6 +224,30 @@ describe.skipIf(skipBackend)('the job timeline (HTTP API)', () => {
     expect(printed).toMatchObject({ status: 'SUCCESS', output: { label: 'L-kale' } });
     expect(done.job.children.map((c: Body) => c.id)).toContain(printed.work);
     expect(timeline.steps.at(-1)).toMatchObject({ name: 'notify', dispatched: true });
+  });
+
+  it("shows a failed saga's reverts after its tasks, newest first", async () => {
+    const job = await client.start('saga', ['kale']);
+    const done = await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    expect(done.state).toBe('REVERTED');
+    const { timeline } = await detail(job.id);
+    expect(timeline.steps.map((s: Body) => `${s.kind}:${s.name}:${s.status}`)).toEqual([
+      'task:hold:SUCCESS',
+      'task:ship:FAILURE',
+      'revert:unship:REVERTED',
+      'revert:release:REVERTED',
+    ]);
+    const [, failed, undoShip, undoHold] = timeline.steps;
+    expect(failed.attempts).toMatchObject([
+      { attempt: 1, outcome: 'failed', error: 'Error: no courier' },
+    ]);
+    expect(failed.error.message).toBe('no courier');
+    for (const revert of [undoShip, undoHold]) {
+      expect(revert.attempts).toMatchObject([{ attempt: 1, outcome: 'completed' }]);
+      expect(revert.startedAt >= failed.finishedAt).toBe(true);
+      expect(revert.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(undoHold.startedAt >= undoShip.finishedAt).toBe(true);
   });
 
   it("puts a graph job's activities on the same axis, with a retried task's attempts", async () => {
