@@ -259,6 +259,8 @@ export function renderTimeline(box, timeline, { title = 'Steps' } = {}) {
       { 'aria-hidden': 'true' },
       h('span.key.o-completed', {}, ''),
       ' attempt or step done ',
+      h('span.key.o-running', {}, ''),
+      ' running ',
       h('span.key.o-failed', {}, ''),
       ' failed ',
       h('span.key.backoff', {}, ''),
