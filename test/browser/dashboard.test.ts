@@ -1,7 +1,9 @@
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
- * digit change (5 paused → 4 released) live, opens the activity panel, the workflows,
+ * digit change (5 paused → 4 released) live, opens the activity panel, reads a code-first
+ * job's steps in order on its timeline (a retried task's failed attempt and backoff too)
+ * with its engine details folded, the workflows,
  * queues, schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
  * filter — saving screenshots (see SHOTS) and failing on any console error on any page.
  *
@@ -239,6 +241,26 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     const confirmRow = await page.textContent('.codefirst tr:has(td:text-is("confirm"))');
     expect(confirmRow).toContain('no (dispatched)');
     expect(confirmRow).toContain('completed');
+    noConsoleErrors();
+  });
+
+  it("shows a retried task's failed attempt, its error and the backoff before the next", async () => {
+    const job = await fixture.client.start('price-check', ['kale']);
+    const done = await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    expect(done.state).toBe('SUCCESS');
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('table.steps tbody tr[data-kind="task"]');
+    const row = page.locator('table.steps tbody tr[data-kind="task"]');
+    expect(await row.locator('td').nth(7).textContent()).toBe('2');
+    const details = (await row.locator('td').nth(8).textContent()) ?? '';
+    expect(details).toContain('attempt 1 failed');
+    expect(details).toContain('Error: catalogue busy');
+    expect(details).toMatch(/retried after a \d+ ms backoff/);
+    expect(details).toContain('attempt 2 completed');
+    const bar = page.locator('.trace .trow[data-kind="task"]');
+    expect(await bar.locator('.tb.attempt.o-failed').count()).toBe(1);
+    expect(await bar.locator('.tb.attempt.o-completed').count()).toBe(1);
+    expect(await bar.locator('.tb.backoff').count()).toBe(1);
     noConsoleErrors();
   });
 

@@ -82,16 +82,32 @@ function track(step, axis, now) {
       }
       const next = step.attempts[i + 1];
       if (a.finishedAt && (a.retryAt || next)) {
-        const until = ms(next?.startedAt) ?? Math.max(ms(a.retryAt), now);
+        // The backoff until the retry was due, then (if later) the wait for a worker to claim it.
+        const failed = ms(a.finishedAt);
+        const begun = ms(next?.startedAt);
+        const due = a.retryAt ? ms(a.retryAt) : (begun ?? now);
+        const backoffEnd = Math.min(due, begun ?? Math.max(due, now));
         out.push(
           piece(
             'tb.backoff',
             axis,
-            ms(a.finishedAt),
-            until,
-            `backoff before attempt ${a.attempt + 1}${a.retryAt ? `: not before ${when(a.retryAt)}` : ''}`,
+            failed,
+            backoffEnd,
+            `backoff before attempt ${a.attempt + 1}${a.retryAt ? `: due ${when(a.retryAt)}` : ''}`,
           ),
         );
+        const claimed = begun ?? (due < now ? now : null);
+        if (claimed !== null && claimed > backoffEnd) {
+          out.push(
+            piece(
+              'tb.queued',
+              axis,
+              backoffEnd,
+              claimed,
+              `attempt ${a.attempt + 1} waited ${duration(claimed - backoffEnd)} for a worker`,
+            ),
+          );
+        }
       }
     });
     return out;
