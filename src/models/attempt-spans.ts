@@ -109,8 +109,14 @@ export function attemptSpans(lines: TaskLines, revert = false): AttemptSpan[] {
     } else if (typeof change.retryInMs === 'number') {
       // The line names the next attempt: the one that failed is the one before it.
       const failed = typeof change.attempt === 'number' ? change.attempt - 1 : undefined;
-      const span = close(line.at, 'failed', error, failed);
-      if (span) span.retryAt = iso(line.at + change.retryInMs);
+      const last = spans.at(-1);
+      // An attempt already closed (a timeout's line came first) only learns its retry.
+      const span =
+        !open && last && last.attempt === failed ? last : close(line.at, 'failed', error, failed);
+      if (span) {
+        span.retryAt = iso(line.at + change.retryInMs);
+        span.error ??= error;
+      }
     } else if (line.kind === 'timeout') {
       close(line.at, 'timed out', error);
     } else if (typeof change.status === 'string' && DONE.has(change.status)) {
