@@ -79,12 +79,14 @@ export const lookUp = defineTask(
   { retry: { attempts: 3, backoff: '150ms' } },
 );
 
-/** A code-first workflow whose one task is retried once. */
+/** A code-first workflow whose one task is retried once, then waits for an approval. */
 export const priceCheck = defineWorkflow(
   'price-check',
   class extends Workflow {
     async handle(sku: string) {
-      return this.execute(lookUp, sku);
+      const price = await this.execute(lookUp, sku);
+      const approval = await this.waitForEvent('approved', { timeoutMs: 60_000 });
+      return { price, approval };
     }
   },
 );

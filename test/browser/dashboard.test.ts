@@ -244,12 +244,20 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
-  it("shows a retried task's failed attempt, its error and the backoff before the next", async () => {
+  it("follows a running code-first job's steps live: a retried task's failed attempt, its error and backoff, then a wait until its event", async () => {
     const job = await fixture.client.start('price-check', ['kale']);
-    const done = await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
-    expect(done.state).toBe('SUCCESS');
     await visit(`#/job/${job.id}`);
-    await page.waitForSelector('table.steps tbody tr[data-kind="task"]');
+    // The wait for the event runs: its row says so, and how long it has run.
+    const waiting = page.locator('table.steps tbody tr[data-kind="wait"]');
+    await waiting.locator('td:text-is("running")').waitFor({ timeout: 20_000 });
+    expect(await waiting.getAttribute('data-status')).toBe('RUNNING');
+    expect(await waiting.locator('td.name').textContent()).toBe('wait for approved');
+    expect(await waiting.locator('td.duration').textContent()).toMatch(/so far$/);
+    expect(await waiting.locator('td').nth(8).textContent()).toMatch(/deadline \+1 min \d+ s$/);
+    await fixture.client.sendEvent(job.id, 'approved', { by: 'ana' });
+    await page.waitForSelector('.jobhead .badge.s-success');
+    await page.waitForSelector('table.steps tbody tr[data-kind="event"]');
+    expect(await waiting.getAttribute('data-status')).toBe('SUCCESS');
     const row = page.locator('table.steps tbody tr[data-kind="task"]');
     expect(await row.locator('td').nth(7).textContent()).toBe('2');
     const details = (await row.locator('td').nth(8).textContent()) ?? '';
