@@ -170,8 +170,12 @@ function notes(step, axis) {
   if (step.error && !step.attempts.length) {
     out.push(h('li.error-text', {}, `${step.error.name}: ${step.error.message}`));
   }
+  const short = (v) => (JSON.stringify(v) ?? '').slice(0, 120);
+  if (step.input !== undefined && step.input !== null && step.kind !== 'wait') {
+    out.push(h('li.mono', { title: 'input' }, `input ${short(step.input)}`));
+  }
   if (step.output !== undefined && step.kind !== 'properties') {
-    out.push(h('li.mono', {}, `→ ${JSON.stringify(step.output)?.slice(0, 120)}`));
+    out.push(h('li.mono', { title: 'output' }, `output ${short(step.output)}`));
   }
   return out.length ? h('ul.plain.small', {}, out) : '';
 }
