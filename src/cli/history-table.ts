@@ -32,6 +32,9 @@ const WORDED = new Set([
   'dispatched',
   'afterEnd',
   'retryInMs',
+  // A decision's count of executions dates property changes on the dashboard's timeline;
+  // the table leaves it out.
+  'executions',
 ]);
 
 /** One work, wait or event a code-first decision added: `+task reserve`. */

@@ -37,6 +37,8 @@ export interface HistoryChange {
   /** Code-first `decision`: its id, and the works, waits and events it added. */
   decision?: string;
   added?: Json[];
+  /** Code-first `decision`: how many executions the instance holds after it. */
+  executions?: number;
   /** Code-first `decision`: the code no longer matched the history. */
   modified?: string;
   /** Code-first `pause`, `resume`, `cancel`: the operation. */

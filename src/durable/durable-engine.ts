@@ -447,7 +447,7 @@ export class DurableEngine {
       applied.instance,
       applied.effects,
       undefined,
-      [decisionLine(jobId, outcome.uuid, applied.effects, now)],
+      [decisionLine(jobId, outcome.uuid, applied.effects, now, applied.instance.executions.length)],
     );
     return true;
   }
@@ -605,7 +605,15 @@ export class DurableEngine {
       const outcome = await runDecision(request, definition, { values: this.values });
       const now = this.clock.now();
       const applied = applyDecisions(instance, outcome, now);
-      lines.push(decisionLine(job.id, outcome.uuid, applied.effects, now));
+      lines.push(
+        decisionLine(
+          job.id,
+          outcome.uuid,
+          applied.effects,
+          now,
+          applied.instance.executions.length,
+        ),
+      );
       instance = applied.instance;
       pending = applied.effects;
       definition = undefined;

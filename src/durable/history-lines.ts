@@ -174,12 +174,18 @@ function added(effect: Effect): Json {
   }
 }
 
-/** The line of a decision applied to an instance: the works, waits and events it added. */
+/**
+ * The line of a decision applied to an instance: the works, waits and events it added,
+ * and how many executions the instance holds after it (`executions`: a properties
+ * version from execution index n on was written by the first decision reaching n, which
+ * dates it on the dashboard's timeline).
+ */
 export function decisionLine(
   job: string,
   uuid: string | null,
   effects: readonly Effect[],
   at: number,
+  executions?: number,
 ): NewHistoryEntry {
   const modified = effects.find((e) => e.type === 'modified');
   return {
@@ -188,6 +194,7 @@ export function decisionLine(
     change: {
       ...(uuid ? { decision: uuid } : {}),
       added: effects.map(added).filter((a) => a !== null),
+      ...(executions !== undefined ? { executions } : {}),
       ...(modified ? { modified: describeError(modified.error) } : {}),
     },
     at,

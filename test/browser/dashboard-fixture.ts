@@ -1,13 +1,14 @@
 /**
  * A dashboard with something to show, for the browser tests: a fresh SQLite store, an
  * `order` graph workflow whose `approve` hook waits for a signal, the README's code-first
- * `trip` workflow, a worker running both in this process, and `weft dashboard`'s server on a free loopback port.
+ * `trip` workflow, a code-first `price-check` whose task is retried once, a worker running them in this process, and `weft dashboard`'s server on a free loopback port.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import trip, { bookFlight, bookHotel, charge, confirm } from '../../examples/code-first-trip.js';
 import { Client } from '../../src/client/client.js';
+import { defineTask, defineWorkflow, Workflow } from '../../src/durable/index.js';
 import { compileWorkflow } from '../../src/engine/compiler.js';
 import { type RunningDashboard, startDashboard } from '../../src/server/dashboard.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -66,6 +67,30 @@ transitions:
 output: "print.output"
 `);
 
+let lookups = 0;
+/** A task whose first attempt fails: retried after a 150 ms backoff. */
+export const lookUp = defineTask(
+  'look-up',
+  (sku: string) => {
+    lookups += 1;
+    if (lookups % 2 === 1) throw new Error('catalogue busy');
+    return { sku, price: 7 };
+  },
+  { retry: { attempts: 3, backoff: '150ms' } },
+);
+
+/** A code-first workflow whose one task is retried once, then waits for an approval. */
+export const priceCheck = defineWorkflow(
+  'price-check',
+  class extends Workflow {
+    async handle(sku: string) {
+      const price = await this.execute(lookUp, sku);
+      const approval = await this.waitForEvent('approved', { timeoutMs: 60_000 });
+      return { price, approval };
+    }
+  },
+);
+
 export interface DashboardFixture {
   store: Store;
   client: Client;
@@ -85,8 +110,8 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
   const worker = new Worker({
     store,
     concurrency: 4,
-    workflows: [trip],
-    tasks: [bookFlight, bookHotel, charge, confirm],
+    workflows: [trip, priceCheck],
+    tasks: [bookFlight, bookHotel, charge, confirm, lookUp],
     handlers: {
       'take-payment': async (input) => {
         await pause(50);

@@ -1,7 +1,9 @@
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
- * digit change (5 paused → 4 released) live, opens the activity panel, the workflows,
+ * digit change (5 paused → 4 released) live, opens the activity panel, reads a code-first
+ * job's steps in order on its timeline (a retried task's failed attempt and backoff too)
+ * with its engine details folded, the workflows,
  * queues, schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
  * filter — saving screenshots (see SHOTS) and failing on any console error on any page.
  *
@@ -179,7 +181,7 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
-  it("shows a code-first job's branches, executions, works, properties and buffer", async () => {
+  it("leads a code-first job's page with its steps in order on a timeline, the engine details folded", async () => {
     const job = await fixture.client.start('trip', [{ traveller: 'Ana', nights: 2 }]);
     await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
     // `confirm` is dispatched: the job does not wait for it, and it may end after the job.
@@ -191,15 +193,82 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
       { intervalMs: 50 },
     );
     await visit(`#/job/${job.id}`);
-    await page.waitForSelector('.codefirst h3:has-text("Branches")');
     await page.waitForSelector('.jobhead .badge.s-success');
+    await page.waitForSelector('section.timeline table.steps tbody tr');
+    // The steps, in the order the code met them, as text (a table) under the bars.
+    const rows = await page.$$eval('table.steps tbody tr', (trs) =>
+      trs.map((tr) => ({
+        name: tr.querySelector('td.name')?.textContent ?? '',
+        kind: tr.getAttribute('data-kind'),
+        status: tr.getAttribute('data-status'),
+        duration: tr.querySelector('td.duration')?.textContent ?? '',
+        attempts: tr.children[7]?.textContent ?? '',
+      })),
+    );
+    expect(rows.slice(0, 5).map((r) => `${r.kind} ${r.name}`)).toEqual([
+      'task book-flight',
+      'task book-hotel',
+      'properties properties',
+      'wait sleep',
+      'task charge',
+    ]);
+    const confirm = rows.find((r) => r.name.startsWith('confirm'));
+    expect(confirm).toMatchObject({ name: 'confirm (dispatched)', status: 'SUCCESS' });
+    for (const row of rows) {
+      expect(row.status, row.name).toBe('SUCCESS');
+      expect(row.duration, row.name).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    }
+    expect(rows[0]?.attempts).toBe('1');
+    // The sleep lasted its 200 ms at least.
+    const sleep = rows.find((r) => r.name === 'sleep')?.duration ?? '';
+    expect(sleep.endsWith(' s') || Number.parseInt(sleep, 10) >= 200).toBe(true);
+    // Every step has its bar (or, for an instant, its mark) on the shared axis.
+    const bars = await page.$$eval('.trace .trow:not(.axis)', (trs) =>
+      trs.map((tr) => tr.querySelectorAll('.tb').length),
+    );
+    expect(bars).toHaveLength(rows.length);
+    for (const n of bars) expect(n).toBeGreaterThan(0);
+    expect(await page.getAttribute('.trace', 'aria-hidden')).toBe('true');
+
+    // The engine's structure is there, folded: closed until asked for.
+    expect(await page.getAttribute('details.engine', 'open')).toBeNull();
+    expect(await page.isVisible('.codefirst h3:has-text("Branches")')).toBe(false);
+    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
+    await page.click('details.engine > summary');
+    await page.waitForSelector('.codefirst h3:has-text("Branches")', { state: 'visible' });
     const works = await page.$$eval('.codefirst table', (tables) => tables.length);
     expect(works).toBeGreaterThanOrEqual(3);
-    expect(await page.textContent('.codefirst')).toContain('book-flight');
     const confirmRow = await page.textContent('.codefirst tr:has(td:text-is("confirm"))');
     expect(confirmRow).toContain('no (dispatched)');
     expect(confirmRow).toContain('completed');
-    await page.screenshot({ path: join(SHOTS, 'code-first.png'), fullPage: true });
+    noConsoleErrors();
+  });
+
+  it("follows a running code-first job's steps live: a retried task's failed attempt, its error and backoff, then a wait until its event", async () => {
+    const job = await fixture.client.start('price-check', ['kale']);
+    await visit(`#/job/${job.id}`);
+    // The wait for the event runs: its row says so, and how long it has run.
+    const waiting = page.locator('table.steps tbody tr[data-kind="wait"]');
+    await waiting.locator('td:text-is("running")').waitFor({ timeout: 20_000 });
+    expect(await waiting.getAttribute('data-status')).toBe('RUNNING');
+    expect(await waiting.locator('td.name').textContent()).toBe('wait for approved');
+    expect(await waiting.locator('td.duration').textContent()).toMatch(/so far$/);
+    expect(await waiting.locator('td').nth(8).textContent()).toMatch(/deadline \+1 min \d+ s$/);
+    await fixture.client.sendEvent(job.id, 'approved', { by: 'ana' });
+    await page.waitForSelector('.jobhead .badge.s-success');
+    await page.waitForSelector('table.steps tbody tr[data-kind="event"]');
+    expect(await waiting.getAttribute('data-status')).toBe('SUCCESS');
+    const row = page.locator('table.steps tbody tr[data-kind="task"]');
+    expect(await row.locator('td').nth(7).textContent()).toBe('2');
+    const details = (await row.locator('td').nth(8).textContent()) ?? '';
+    expect(details).toContain('attempt 1 failed');
+    expect(details).toContain('Error: catalogue busy');
+    expect(details).toMatch(/retried after a \d+ ms backoff/);
+    expect(details).toContain('attempt 2 completed');
+    const bar = page.locator('.trace .trow[data-kind="task"]');
+    expect(await bar.locator('.tb.attempt.o-failed').count()).toBe(1);
+    expect(await bar.locator('.tb.attempt.o-completed').count()).toBe(1);
+    expect(await bar.locator('.tb.backoff').count()).toBe(1);
     noConsoleErrors();
   });
 

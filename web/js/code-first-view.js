@@ -1,6 +1,7 @@
-// A code-first job's structure: its decision mode, branches with their types and
-// triggers, the executions in order, the statuses of its works, its properties by
-// execution index, its buffer and its waits.
+// A code-first job's engine structure, under the job page's folded "Engine details"
+// (its steps lead the page, timeline-view.js): its decision mode, branches with their
+// types and triggers, the executions in order, the statuses of its works, its
+// properties by execution index, its buffer and its waits.
 import { badge, fill, h, json, when } from './dom.js';
 
 export function renderCodeFirst(codeFirst, detail) {

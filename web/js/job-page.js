@@ -1,13 +1,16 @@
 // One job, live. A graph job: its graph coloured by digit, the collation key under it
-// with each digit under its activity, its child jobs and the activity panel
-// (activity-panel.js). A code-first job: its structure (code-first-view.js). Actions
-// (signal or event, cancel, pause, resume, rerun from an activity) each confirm.
+// with each digit under its activity, its child jobs, the activity panel
+// (activity-panel.js) and its activities on a timeline. A code-first job: its steps in
+// the order they ran on a timeline (timeline-view.js), its child jobs, and its engine
+// structure folded away under "Engine details" (code-first-view.js). Actions (signal or
+// event, cancel, pause, resume, rerun from an activity) each confirm.
 import { actionButton, signalForm } from './actions.js';
 import { renderActivityPanel } from './activity-panel.js';
 import { get, post, stream } from './api.js';
 import { renderCodeFirst } from './code-first-view.js';
 import { badge, fill, h, json, took, when } from './dom.js';
 import { drawGraph, keyStrip } from './graph.js';
+import { renderTimeline } from './timeline-view.js';
 
 const FINAL = ['SUCCESS', 'FAILURE', 'REVERTED'];
 
@@ -25,8 +28,12 @@ export function jobPage(root, id, params, { setLive, navigate }) {
   const children = h('div.children');
   const panel = h('aside.panel');
   const codeFirst = h('div.codefirst');
+  // Folded by default; kept across re-renders, so it stays as the user left it.
+  const engine = h('details.engine', {}, h('summary', {}, 'Engine details'), codeFirst);
+  const timelineBox = h('section.timeline');
   const historyBody = h('tbody');
-  const main = h('section.jobmain', {}, graphBox, keyBox, children, codeFirst);
+  const main = h('section.jobmain', {}, graphBox, keyBox, children);
+  let laidOut = false;
   const grid = h('div.jobgrid', {}, main, panel);
   fill(
     root,
@@ -266,9 +273,21 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     );
   }
 
+  /** A code-first job leads with its steps; a graph job with its graph, its timeline under it. */
+  function layOut() {
+    if (laidOut) return;
+    laidOut = true;
+    if (detail.job.model === 'durable') main.replaceChildren(timelineBox, children, engine);
+    else main.replaceChildren(graphBox, keyBox, children, timelineBox);
+  }
+
   async function render() {
     if (!detail) return;
+    layOut();
     renderHead();
+    renderTimeline(timelineBox, detail.timeline, {
+      title: detail.job.model === 'durable' ? 'Steps' : 'Timeline',
+    });
     renderChildren();
     renderActivityPanel(panel, detail, selected, navigate);
     renderCodeFirst(codeFirst, detail);

@@ -4,7 +4,8 @@
  * what it waits for; a code-first job's instance with its branches, executions, statuses,
  * properties by execution index, buffer and waits), and for a graph job its compiled
  * graph, every activity record (each dimensional thread of a cycle) and every
- * activity's semaphore read the seed-001 way.
+ * activity's semaphore read the seed-001 way; and for both models the timeline of its
+ * steps (models/step-timeline.ts), read off the instance or records and the history.
  */
 import type { Client } from '../../client/client.js';
 import type { JobView } from '../../client/job-view.js';
@@ -13,10 +14,12 @@ import { DIGIT_LABELS, isCollationDigit } from '../../core/collation-digits.js';
 import { parseCompositionalKey } from '../../core/compositional-key.js';
 import { NotFoundError } from '../../core/errors.js';
 import { parseSemaphore, type SemaphoreFields } from '../../core/semaphore.js';
+import type { Instance } from '../../durable/instance.js';
 import type { CompiledActivity, CompiledWorkflow } from '../../engine/kinds/index.js';
 import { SEMAPHORE_FIELD } from '../../engine/legs.js';
 import type { CompiledTransition } from '../../graph/compiled-workflow.js';
-import type { ActivityRecord, Json } from '../../store/records.js';
+import { durableTimeline, graphTimeline, type JobTimeline } from '../../models/step-timeline.js';
+import type { ActivityRecord, HistoryEntry, Json } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 
 /** A graph workflow version as the dashboard draws it. */
@@ -72,6 +75,32 @@ export interface JobDetail {
   compositionalTree: Json;
   records: ActivityRecordView[];
   semaphores: SemaphoreView[];
+  /**
+   * Both models: the job's steps in the order they ran, each with its start, end,
+   * duration, outcome and attempts (a code-first job's tasks, waits, events, child
+   * workflows, properties and reverts; a graph job's activity records).
+   */
+  timeline: JobTimeline;
+}
+
+/** At most this many history lines are read for a timeline (a longer one says `truncated`). */
+export const TIMELINE_HISTORY_LIMIT = 20_000;
+const HISTORY_PAGE = 1000;
+
+/** The first {@link TIMELINE_HISTORY_LIMIT} lines of a job's history, and whether there were more. */
+async function historyForTimeline(
+  store: Store,
+  id: string,
+): Promise<{ lines: HistoryEntry[]; truncated: boolean }> {
+  const lines: HistoryEntry[] = [];
+  let afterSeq = 0;
+  for (;;) {
+    const page = await store.historyOfJob(id, { afterSeq, limit: HISTORY_PAGE });
+    lines.push(...page);
+    if (page.length < HISTORY_PAGE) return { lines, truncated: false };
+    if (lines.length >= TIMELINE_HISTORY_LIMIT) return { lines, truncated: true };
+    afterSeq = (page.at(-1) as HistoryEntry).seq;
+  }
 }
 
 /** The graph of a compiled workflow, for drawing. */
@@ -106,7 +135,8 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
   const job = await store.getJob(id);
   if (!job) throw new NotFoundError('job', id);
   const view = await client.status(id);
-  const records = (await store.listActivities(id)).map(
+  const stored = await store.listActivities(id);
+  const records = stored.map(
     (r): ActivityRecordView => ({
       activity: r.activity,
       dimension: r.dimension,
@@ -168,5 +198,30 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
       compositionalTree = null;
     }
   }
-  return { job: view, graph, flatKey, digits, compositionalTree, records, semaphores };
+  const history = await historyForTimeline(store, id);
+  const timeline =
+    job.model === 'graph'
+      ? graphTimeline(
+          job,
+          stored,
+          Object.fromEntries(Object.entries(graph?.activities ?? {}).map(([k, a]) => [k, a.kind])),
+          history.lines,
+          history.truncated,
+        )
+      : durableTimeline(
+          job,
+          (view.instance ?? null) as unknown as Instance | null,
+          history.lines,
+          history.truncated,
+        );
+  return {
+    job: view,
+    graph,
+    flatKey,
+    digits,
+    compositionalTree,
+    records,
+    semaphores,
+    timeline,
+  };
 }
