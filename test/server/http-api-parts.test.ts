@@ -152,10 +152,12 @@ describe('the HTTP API parts', () => {
       [],
       [
         { queue: 'charges', key: 'a', running: 1, waiting: 2, oldestWaiting: 4_000 },
-        { queue: 'charges', key: 'b', running: 2, waiting: 0, oldestWaiting: null },
+        { queue: 'charges', key: 'b', running: 2, waiting: 0, oldestWaiting: null, attempts: 3 },
         { queue: 'idle', key: '', running: 1, waiting: 0, oldestWaiting: null },
       ],
     );
+    expect(text).toContain('weft_queue_task_attempts_running{queue="charges"} 3\n');
+    expect(text).toContain('weft_queue_task_attempts_running{queue="idle"} 0\n');
     expect(text).toContain(
       '# TYPE weft_queue_running gauge\nweft_queue_running{queue="charges"} 3\n',
     );

@@ -1,5 +1,6 @@
 /**
  * The queue series of `/metrics`: per queue, the jobs holding a slot and waiting, the
+ * attempts of tasks that name it running, the
  * longest wait, a histogram of how long admitted jobs waited (counted by the admissions,
  * kept on the queue's row), how long its rate limit holds the next start back, and how
  * many keys their own rate holds back.
@@ -14,6 +15,8 @@ export const labelValue = (v: string) =>
 interface QueueNow {
   running: number;
   waiting: number;
+  /** Attempts of tasks that name the queue, running. */
+  attempts: number;
   oldest: number | null;
   record?: QueueRecord;
 }
@@ -32,7 +35,7 @@ export function queueMetricLines(
 ): string[] {
   const byQueue = new Map<string, QueueNow>();
   const of = (name: string) => {
-    const q = byQueue.get(name) ?? { running: 0, waiting: 0, oldest: null };
+    const q = byQueue.get(name) ?? { running: 0, waiting: 0, attempts: 0, oldest: null };
     byQueue.set(name, q);
     return q;
   };
@@ -41,6 +44,7 @@ export function queueMetricLines(
     const q = of(k.queue);
     q.running += k.running;
     q.waiting += k.waiting;
+    q.attempts += k.attempts ?? 0;
     if (k.oldestWaiting !== null) q.oldest = Math.min(q.oldest ?? k.oldestWaiting, k.oldestWaiting);
   }
   if (byQueue.size === 0) return [];
@@ -53,6 +57,11 @@ export function queueMetricLines(
   };
   gauge('weft_queue_running', 'Jobs holding a slot of each queue.', (q) => q.running);
   gauge('weft_queue_depth', 'Jobs waiting in each queue for a slot.', (q) => q.waiting);
+  gauge(
+    'weft_queue_task_attempts_running',
+    'Attempts of tasks that name each queue, running (claimed through it, lease live).',
+    (q) => q.attempts,
+  );
   gauge(
     'weft_queue_oldest_wait_seconds',
     "How long each queue's longest-waiting job has waited (0: none waits).",
