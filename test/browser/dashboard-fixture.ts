@@ -1,6 +1,7 @@
 /**
  * A dashboard with something to show, for the browser tests: a fresh SQLite store, an
- * `order` graph workflow whose `approve` hook waits for a signal, the README's code-first
+ * `order` graph workflow whose `approve` hook waits for a signal, a `saga` whose
+ * failed charge reverts its reserve (and skips its wrap), the README's code-first
  * `trip` workflow, a code-first `price-check` whose task is retried once, a worker running them in this process, and `weft dashboard`'s server on a free loopback port.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -57,6 +58,25 @@ transitions:
 output: "invoice.output"
 `);
 
+/**
+ * A saga whose charge fails: reserve is reverted (3, Reverted), wrap is a branch not taken
+ * (3, Skipped), charge stays on 7 (the failed activity); the job ends REVERTED.
+ */
+export const SAGA = compileWorkflow(`
+workflow: saga
+on_failure: revert
+activities:
+  placed:  { kind: trigger }
+  reserve: { kind: task, task: reserve-stock, revert: release-stock }
+  wrap:    { kind: task, task: wrap-gift }
+  charge:  { kind: task, task: charge-card, retry: { attempts: 1 } }
+transitions:
+  placed: [reserve]
+  reserve:
+    - charge
+    - { to: wrap, when: "false" }
+`);
+
 export const INVOICE = compileWorkflow(`
 workflow: invoice
 activities:
@@ -105,6 +125,7 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
   await client.deploy(ORDER);
   await client.deploy(INVOICE);
   await client.deploy(FULFIL);
+  await client.deploy(SAGA);
   let counted = 0;
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const worker = new Worker({
@@ -127,6 +148,12 @@ export async function dashboardFixture(): Promise<DashboardFixture> {
         return ((counted - 1) % 3) + 1;
       },
       print: async (input) => ({ number: `INV-${(input as { n: number }).n}` }),
+      'reserve-stock': async () => ({ held: 1 }),
+      'release-stock': async () => ({ released: 1 }),
+      'wrap-gift': async () => ({ wrapped: true }),
+      'charge-card': async () => {
+        throw new Error('card declined');
+      },
     },
   });
   await worker.start();

@@ -1,7 +1,9 @@
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core opens the
  * jobs list, a running job's graph, signals its hook from the page and sees the hook's
- * digit change (5 paused → 4 released) live, opens the activity panel, reads a code-first
+ * digit change (5 paused → 4 released) live, opens the activity panel, decodes a reverted
+ * saga's digits (the legend, reverted told from skipped, the failed activity marked),
+ * offers Resume only once a job is suspended, reads a code-first
  * job's steps in order on its timeline (a retried task's failed attempt and backoff too)
  * with its engine details folded, the workflows,
  * queues, schedules (pausing and resuming one) and dead-letter pages and a code-first-free jobs
@@ -178,6 +180,97 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     await page.waitForSelector('svg.graph .node[data-activity="print"]');
     const child = (await fixture.client.status(job.id)).children[0]?.id as string;
     expect(decodeURIComponent(page.url())).toContain(`#/job/${child}`);
+    noConsoleErrors();
+  });
+
+  it("decodes a graph job's digits: the legend, a reverted activity told from a skipped one (both 3), the failed activity marked in words", async () => {
+    const job = await fixture.client.start('saga', { sku: 'tea' });
+    expect((await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 })).state).toBe(
+      'REVERTED',
+    );
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('svg.graph .node[data-activity="charge"][data-digit="7"]');
+    await page.waitForSelector('.jobhead .badge.s-reverted');
+
+    // The legend, open beside the graph: every activity digit 9…3 with its meaning and the
+    // activities on it now, and the semaphore's five fields.
+    const legend = page.locator('.legendbox details.legend[open]');
+    await legend.waitFor();
+    expect(await legend.locator('table.legend-digits tbody tr').count()).toBe(7);
+    const row = (digit: number) => legend.locator(`tr[data-digit="${digit}"]`);
+    expect(await row(7).textContent()).toMatch(/Errored.*FAILURE/);
+    expect(await row(7).locator('td[data-here]').textContent()).toBe('charge');
+    expect(await row(3).textContent()).toMatch(/Skipped.*skipped.*reverted/);
+    expect(await row(3).locator('td[data-here]').textContent()).toBe('reserve, wrap');
+    expect(await row(5).textContent()).toMatch(/Paused \(active\)/);
+    expect(await legend.locator('.legend-semaphore tbody tr').count()).toBe(5);
+
+    // Both on 3, told apart in words on the graph, the key strip and the panel.
+    const node = (id: string) => page.locator(`svg.graph .node[data-activity="${id}"]`);
+    expect(await node('reserve').getAttribute('data-digit')).toBe('3');
+    expect(await node('wrap').getAttribute('data-digit')).toBe('3');
+    expect(await node('reserve').getAttribute('data-state')).toBe('Reverted');
+    expect(await node('wrap').getAttribute('data-state')).toBe('Skipped');
+    expect(await node('reserve').locator('.node-note').textContent()).toBe('reverted');
+    expect(await node('wrap').locator('.node-note').textContent()).toBe('skipped');
+    expect(await page.textContent('.kcell[data-activity="reserve"] .kmark')).toBe('rev');
+    expect(await page.textContent('.kcell[data-activity="wrap"] .kmark')).toBe('skip');
+
+    // The failed activity: outlined on the graph, marked ✕ on the box and the key, and
+    // named with its error in the job's head.
+    expect(await node('charge').getAttribute('class')).toMatch(/\bfailed\b/);
+    expect(await node('charge').locator('.node-note').textContent()).toBe('✕ failed');
+    expect(await page.textContent('.kcell[data-activity="charge"] .kmark')).toBe('✕');
+    const failures = page.locator('ul.failures li');
+    expect(await failures.count()).toBe(1);
+    expect(await failures.first().getAttribute('data-activity')).toBe('charge');
+    expect(await failures.first().textContent()).toMatch(
+      /✕ Failed activity charge: Errored \(digit 7\): nothing took its failure, so it ended the job in REVERTED — Error: card declined/,
+    );
+    await page.screenshot({ path: join(SHOTS, 'job-reverted.png'), fullPage: true });
+    // A click on it opens it in the panel.
+    await failures.first().locator('button').click();
+    await page.waitForSelector('aside.panel h2:has-text("charge") .badge.s-errored');
+    expect(await page.textContent('aside.panel .failmark')).toContain('✕ failed');
+    await node('reserve').click();
+    await page.waitForSelector('aside.panel h2:has-text("reserve") .badge.s-reverted');
+    // An ended job offers neither Pause nor Resume.
+    expect(await page.locator('.jobhead button[data-action="resume"]').count()).toBe(0);
+    expect(await page.locator('.jobhead button[data-action="pause"]').count()).toBe(0);
+    noConsoleErrors();
+  });
+
+  it('offers Resume only on a suspended job: paused from the page, resumed from the page', async () => {
+    const job = await fixture.client.start('order', { sku: 'dates' });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('svg.graph .node[data-activity="approve"][data-digit="5"]', {
+      timeout: 20_000,
+    });
+    const resume = page.locator('.jobhead button[data-action="resume"]');
+    const pause = page.locator('.jobhead button[data-action="pause"]');
+    await page.waitForSelector('.jobhead .badge.s-running');
+    expect(await resume.count()).toBe(0);
+    expect(await pause.count()).toBe(1);
+
+    await pause.click();
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('.jobhead .badge.s-suspended', { timeout: 20_000 });
+    await resume.waitFor();
+    expect(await pause.count()).toBe(0);
+    expect((await fixture.client.result(job.id)).state).toBe('SUSPENDED');
+
+    await resume.click();
+    await page.waitForSelector('dialog#confirm[open]');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('.jobhead .badge.s-running', { timeout: 20_000 });
+    await resume.waitFor({ state: 'detached' });
+    expect(await pause.count()).toBe(1);
+
+    await fixture.client.signal(job.id, 'approved', null);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    expect(await resume.count()).toBe(0);
+    expect(await pause.count()).toBe(0);
     noConsoleErrors();
   });
 

@@ -49,7 +49,7 @@ export function renderActivityPanel(panel, detail, selected, navigate) {
   );
   fill(
     panel,
-    h('h2', {}, selected, ' ', d ? badge(d.label) : ''),
+    h('h2', {}, selected, ' ', d ? badge(d.state ?? d.label) : ''),
     h(
       'dl.facts',
       {},
@@ -62,7 +62,13 @@ export function renderActivityPanel(panel, detail, selected, navigate) {
         compiled.signal ? ` (signal ${compiled.signal})` : '',
       ),
       h('dt', {}, 'digit'),
-      h('dd', {}, d ? `${d.digit} at position ${d.position}` : '—'),
+      h(
+        'dd',
+        {},
+        d ? `${d.digit} (${d.label}) at position ${d.position}` : '—',
+        d?.failure === 'unhandled' ? h('strong.failmark', {}, ' ✕ failed: nothing took it') : '',
+        d?.failure === 'handled' ? h('strong.failmark', {}, ' ✕ failed, handled') : '',
+      ),
       h('dt', {}, 'status'),
       h('dd', {}, row?.status ?? '—'),
       h('dt', {}, 'attempts'),

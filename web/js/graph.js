@@ -2,6 +2,8 @@
 // activity coloured by its digit, transitions as arrows (error and timeout transitions
 // labelled), cycle re-entries dashed, scopes (activities naming a `scope`) nested in
 // their scope's box. Below it, the collation key with each digit under its activity.
+// A box or key cell also says in words what colour alone would: reverted or skipped
+// (both digit 3), ✕ failed.
 import { fill, h, s } from './dom.js';
 
 const NODE_W = 150;
@@ -57,9 +59,19 @@ function elkGraph(shape) {
   };
 }
 
+/** A mark's words as a CSS class: `✕ failed, handled` → `failed-handled`. */
+function markClass(mark) {
+  return mark
+    .toLowerCase()
+    .replace(/[^a-z]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
 /**
  * Lays out and draws `shape` into `container`. `state(id)` returns
- * `{ digit, label, note }` for an activity (or undefined); `onSelect(id)` is called on a
+ * `{ digit, label, note, mark, failed }` for an activity (or undefined): `label` names its
+ * state (Reverted, Skipped…), `mark` is the words shown on its box (reverted, skipped,
+ * ✕ failed), `failed` outlines it; `onSelect(id)` is called on a
  * click. Resolves to an object with `update(state)` to recolour without a new layout.
  */
 export async function drawGraph(
@@ -198,14 +210,22 @@ export async function drawGraph(
   const update = (read) => {
     for (const [id, box] of boxes) {
       const st = read(id);
+      // A mark in words (reverted, skipped, ✕ failed) besides the colour.
+      const extra = [st?.mark ? `mark-${markClass(st.mark)}` : '', st?.failed ? 'failed' : '']
+        .filter(Boolean)
+        .map((c) => ` ${c}`)
+        .join('');
       box.g.setAttribute(
         'class',
-        `node ${digitClass(st?.digit)}${id === selected ? ' selected' : ''}`,
+        `node ${digitClass(st?.digit)}${extra}${id === selected ? ' selected' : ''}`,
       );
       box.g.dataset.digit = st?.digit ?? '';
+      box.g.dataset.state = st?.label ?? '';
+      box.g.dataset.mark = st?.mark ?? '';
       box.digit.textContent = st?.digit ?? '';
-      box.note.textContent = st?.note ?? '';
-      box.tip.textContent = `${id}: ${st?.label ?? 'no jobs'}${st?.note ? ` (${st.note})` : ''}`;
+      const note = [st?.mark, st?.note].filter(Boolean).join(' · ');
+      box.note.textContent = note;
+      box.tip.textContent = `${id}: ${st?.label ?? 'no jobs'}${note ? ` (${note})` : ''}`;
     }
   };
   update(state);
@@ -217,22 +237,35 @@ export async function drawGraph(
   };
 }
 
+/** A mark short enough for a key cell: rev, skip, fail (the cell's title has it whole). */
+function shortMark(mark) {
+  if (!mark) return '';
+  if (mark.startsWith('✕')) return '✕';
+  return { reverted: 'rev', skipped: 'skip', reverting: 'rev…' }[mark] ?? '';
+}
+
 /**
  * The collation key as a strip: one cell per digit, leftmost first, with the activity
- * that digit belongs to printed above it (`·` past the last activity).
+ * that digit belongs to printed above it (`·` past the last activity) and its mark
+ * (rev, skip, ✕) under it; `read(activity)` gives `{ label, mark, failed }`.
  */
-export function keyStrip(key, order, onSelect) {
+export function keyStrip(key, order, onSelect, read = () => undefined) {
   const cells = [...key].map((ch, i) => {
     const activity = order[i];
+    const st = activity ? read(activity) : undefined;
     return h(
-      `div.kcell.${activity ? digitClass(Number(ch)) : 'dnone'}`,
+      `div.kcell.${activity ? digitClass(Number(ch)) : 'dnone'}${st?.failed ? '.failed' : ''}`,
       {
-        title: activity ? `${activity}: ${ch}` : `position ${i + 1}: past the last activity`,
+        title: activity
+          ? `${activity}: ${ch}${st?.label ? ` ${st.label}` : ''}${st?.mark ? ` (${st.mark})` : ''}`
+          : `position ${i + 1}: past the last activity`,
         'data-activity': activity ?? '',
+        'data-mark': st?.mark || undefined,
         onclick: activity && onSelect ? () => onSelect(activity) : undefined,
       },
       h('span.kname', {}, activity ?? '·'),
       h('span.kdigit', {}, ch),
+      h('span.kmark', {}, shortMark(st?.mark)),
     );
   });
   return h('div.keystrip', { 'aria-label': `collation key ${key}` }, cells);

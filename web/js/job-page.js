@@ -8,11 +8,13 @@ import { actionButton, signalForm } from './actions.js';
 import { renderActivityPanel } from './activity-panel.js';
 import { get, post, stream } from './api.js';
 import { renderCodeFirst } from './code-first-view.js';
+import { digitMark, renderLegend } from './digit-legend.js';
 import { badge, fill, h, json, took, when } from './dom.js';
 import { drawGraph, keyStrip } from './graph.js';
 import { renderTimeline } from './timeline-view.js';
 
 const FINAL = ['SUCCESS', 'FAILURE', 'REVERTED'];
+const PAUSED = ['SUSPENDING', 'SUSPENDED'];
 
 export function jobPage(root, id, params, { setLive, navigate }) {
   let detail = null;
@@ -25,6 +27,7 @@ export function jobPage(root, id, params, { setLive, navigate }) {
   const waits = h('ul.waits');
   const graphBox = h('div.graphbox');
   const keyBox = h('div.keybox');
+  const legendBox = h('section.legendbox');
   const children = h('div.children');
   const panel = h('aside.panel');
   const codeFirst = h('div.codefirst');
@@ -95,18 +98,18 @@ export function jobPage(root, id, params, { setLive, navigate }) {
             signal.run,
             { body: signal.body, disabled: !running },
           ),
-          actionButton(
-            'Pause',
-            `Pause ${job.id}?`,
-            () => post(`/api/jobs/${encodeURIComponent(id)}/pause`),
-            { disabled: !running },
-          ),
-          actionButton(
-            'Resume',
-            `Resume ${job.id}?`,
-            () => post(`/api/jobs/${encodeURIComponent(id)}/resume`),
-            { disabled: !running },
-          ),
+          // Pause while it runs; Resume only once it is SUSPENDED (never on a running
+          // or ended job, which the API refuses too).
+          running && !PAUSED.includes(job.state)
+            ? actionButton('Pause', `Pause ${job.id}?`, () =>
+                post(`/api/jobs/${encodeURIComponent(id)}/pause`),
+              )
+            : '',
+          job.state === 'SUSPENDED'
+            ? actionButton('Resume', `Resume ${job.id}?`, () =>
+                post(`/api/jobs/${encodeURIComponent(id)}/resume`),
+              )
+            : '',
           actionButton(
             'Cancel',
             `Cancel ${job.id}? It ends in FAILURE.`,
@@ -169,12 +172,51 @@ export function jobPage(root, id, params, { setLive, navigate }) {
             job.error.stack ? h('pre', {}, job.error.stack) : '',
           )
         : '',
+      failures(),
       job.output !== null && job.output !== undefined
         ? h('details', {}, h('summary', {}, 'output'), json(job.output))
         : '',
       h('details', {}, h('summary', {}, 'input'), json(job.input)),
     );
     fill(waits, ...job.waitingFor.map((w) => h('li', {}, w)));
+  }
+
+  /**
+   * A graph job's failed activities, in words (not colour only): the one whose 7 ended
+   * (or will end) the job in FAILURE first, then those an error transition took.
+   */
+  function failures() {
+    const failed = (detail.digits ?? []).filter((d) => d.failure);
+    if (!failed.length) return '';
+    failed.sort(
+      (a, b) => (a.failure === 'unhandled' ? 0 : 1) - (b.failure === 'unhandled' ? 0 : 1),
+    );
+    const ended = FINAL.includes(detail.job.state);
+    return h(
+      'ul.failures',
+      { 'aria-label': 'failed activities' },
+      failed.map((d) => {
+        const row = detail.job.activities.find((a) => a.id === d.activity);
+        const why =
+          d.failure === 'unhandled'
+            ? ended
+              ? `${d.state} (digit ${d.digit}): nothing took its failure, so it ended the job in ${detail.job.state}`
+              : `${d.state} (digit ${d.digit}): nothing took its failure; the job fails once nothing else runs`
+            : `failed, and an error or timeout transition took it (digit ${d.digit}, ${d.state})`;
+        return h(
+          'li',
+          { 'data-activity': d.activity, 'data-failure': d.failure },
+          h('strong', {}, '✕ Failed activity '),
+          h(
+            'button.linkish.mono',
+            { type: 'button', onclick: () => select(d.activity) },
+            d.activity,
+          ),
+          `: ${why}`,
+          row?.error ? h('span.mono', {}, ` — ${row.error.name}: ${row.error.message}`) : '',
+        );
+      }),
+    );
   }
 
   function digitOf(activity) {
@@ -198,7 +240,15 @@ export function jobPage(root, id, params, { setLive, navigate }) {
       const note = [n > 1 ? `${n} threads` : '', child ? `${child} child` : '']
         .filter(Boolean)
         .join(', ');
-      return d ? { digit: d.digit, label: d.label, note } : undefined;
+      return d
+        ? {
+            digit: d.digit,
+            label: d.state ?? d.label,
+            note,
+            mark: digitMark(d),
+            failed: Boolean(d.failure),
+          }
+        : undefined;
     };
     if (!drawn) {
       drawing ??= drawGraph(graphBox, detail.graph, { state, onSelect: select, selected }).then(
@@ -213,8 +263,9 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     fill(
       keyBox,
       h('h3', {}, 'Collation key'),
-      keyStrip(detail.flatKey ?? detail.job.collation, detail.graph.order, select),
+      keyStrip(detail.flatKey ?? detail.job.collation, detail.graph.order, select, state),
     );
+    renderLegend(legendBox, detail);
   }
 
   function childActivity(child) {
@@ -278,7 +329,7 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     if (laidOut) return;
     laidOut = true;
     if (detail.job.model === 'durable') main.replaceChildren(timelineBox, children, engine);
-    else main.replaceChildren(graphBox, keyBox, children, timelineBox);
+    else main.replaceChildren(graphBox, keyBox, legendBox, children, timelineBox);
   }
 
   async function render() {

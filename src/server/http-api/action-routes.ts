@@ -1,7 +1,7 @@
 /**
  * The actions, each through the client API (so each is what `weft signal`, `weft cancel`,
  * `weft pause`… do, and recorded the same way): `POST /api/jobs/:id/signal` (`{ name,
- * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume`, `/rerun` (`{ activity }`: a new job that keeps
+ * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume` (only of a SUSPENDED job), `/rerun` (`{ activity }`: a new job that keeps
  * the results before it), and `POST /api/dead-letters/:id/requeue`, plus
  * `GET /api/dead-letters`. A request the job cannot take in its state (a signal to an
  * ended job, pausing a job whose kind cannot pause) is a 409 and changes nothing.
@@ -30,6 +30,21 @@ async function act<T>(call: () => Promise<T>): Promise<T> {
     }
     throw error;
   }
+}
+
+/**
+ * Only a suspended job can be resumed: resuming a running, pending or ended job is a 409
+ * that says so (the client takes it as a no-op, or refuses an ended job; the page offers
+ * Resume only on a SUSPENDED job). SUSPENDING passes through to the client, which refuses
+ * it with its own reason.
+ */
+async function refuseUnlessSuspended(client: Client, id: string): Promise<void> {
+  const { state } = await client.result(id);
+  if (state === 'SUSPENDED' || state === 'SUSPENDING') return;
+  throw new ConflictError(
+    `job ${id} is ${state}, not SUSPENDED: only a suspended (paused) job can be resumed`,
+    { code: 'NOT_SUSPENDED' },
+  );
 }
 
 /** The job actions, under `/api/jobs`. */
@@ -74,6 +89,7 @@ export function jobActionRoutes(client: Client): Hono {
     app.post(`/:id/${op}`, async (c) => {
       const id = pathId(c);
       await jsonBody(c);
+      if (op === 'resume') await refuseUnlessSuspended(client, id);
       const job = await act(() => client[op](id));
       return c.json({ job: id, state: job.state });
     });

@@ -18,6 +18,12 @@ import type { Instance } from '../../durable/instance.js';
 import type { CompiledActivity, CompiledWorkflow } from '../../engine/kinds/index.js';
 import { SEMAPHORE_FIELD } from '../../engine/legs.js';
 import type { CompiledTransition } from '../../graph/compiled-workflow.js';
+import {
+  type ActivityFailure,
+  activityReading,
+  type CollationLegend,
+  collationLegend,
+} from '../../models/collation-legend.js';
 import { durableTimeline, graphTimeline, type JobTimeline } from '../../models/step-timeline.js';
 import type { ActivityRecord, HistoryEntry, Json } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
@@ -69,8 +75,22 @@ export interface JobDetail {
    * zeros); `job.collation` is the key as printed, with scopes' members in bookends.
    */
   flatKey: string | null;
-  /** Graph jobs: each digit of the key with its activity and meaning, leftmost first. */
-  digits: { activity: string; position: number; digit: number; label: string }[];
+  /**
+   * Graph jobs: each digit of the key with its activity and meaning, leftmost first.
+   * `label` names the digit; `state` names the activity's state, which tells a reverted
+   * activity from a skipped one (both 3); `failure` says whether it failed: `unhandled`
+   * (its 7 ends the job in FAILURE), `handled` (an error or timeout transition took it).
+   */
+  digits: {
+    activity: string;
+    position: number;
+    digit: number;
+    label: string;
+    state: string;
+    failure: ActivityFailure;
+  }[];
+  /** Graph jobs: what each digit of the key and of a semaphore means; null for code-first. */
+  legend: CollationLegend | null;
   /** The compositional key parsed: this job's key and its children's, nested. */
   compositionalTree: Json;
   records: ActivityRecordView[];
@@ -176,12 +196,19 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
   }
   const digits = view.activities
     .filter((a) => a.position !== null && a.digit !== null)
-    .map((a) => ({
-      activity: a.id,
-      position: a.position as number,
-      digit: a.digit as number,
-      label: isCollationDigit(a.digit as number) ? DIGIT_LABELS[a.digit as 0] : String(a.digit),
-    }))
+    .map((a) => {
+      const digit = a.digit as number;
+      const reading = isCollationDigit(digit)
+        ? activityReading(digit, a.status)
+        : { state: String(digit), failure: null };
+      return {
+        activity: a.id,
+        position: a.position as number,
+        digit,
+        label: isCollationDigit(digit) ? DIGIT_LABELS[digit] : String(digit),
+        ...reading,
+      };
+    })
     .sort((x, y) => x.position - y.position);
   const flatKey =
     digits.length === 0
@@ -219,6 +246,7 @@ export async function jobDetail(store: Store, client: Client, id: string): Promi
     graph,
     flatKey,
     digits,
+    legend: job.model === 'graph' ? collationLegend() : null,
     compositionalTree,
     records,
     semaphores,
