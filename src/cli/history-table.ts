@@ -48,7 +48,8 @@ function describeAdded(added: Json): string {
 
 /**
  * What a step changed, in a few words: digits moved, states, attempts, errors, works
- * added, the key. A `name` equal to `named` (the row's activity already says it) is left out.
+ * added, the key. A `name` equal to `named` (the row's activity already says it, with
+ * `(dispatched)`) is left out.
  */
 export function describeChange(change: HistoryChange, named?: string): string {
   const parts: string[] = [];
@@ -63,7 +64,7 @@ export function describeChange(change: HistoryChange, named?: string): string {
   if (change.parent) parts.push(`parent ${change.parent}`);
   if (change.name && change.name !== named) {
     parts.push(change.dispatched ? `${change.name} (dispatched)` : change.name);
-  } else if (change.dispatched) parts.push('dispatched');
+  }
   if (change.revert === true) parts.push('revert');
   if (change.event) parts.push(`event ${change.event}`);
   if (change.op) parts.push(change.op);
@@ -83,6 +84,15 @@ export function describeChange(change: HistoryChange, named?: string): string {
   return parts.join('  ');
 }
 
+/** The ACTIVITY cell: `-` for the job, a code-first work's name (`notify (dispatched)`), the activity[dimension]. */
+function activityCell(e: JobHistoryEntry): string {
+  if (e.activity === null) return '-';
+  if (e.name !== undefined) {
+    return e.change.dispatched && e.change.name === e.name ? `${e.name} (dispatched)` : e.name;
+  }
+  return `${e.activity}${e.dimension ? `[${e.dimension}]` : ''}`;
+}
+
 /** The history as a table (a header, then one row per entry), or `no history`. */
 export function formatHistory(entries: readonly JobHistoryEntry[]): string {
   if (entries.length === 0) return 'no history';
@@ -92,7 +102,7 @@ export function formatHistory(entries: readonly JobHistoryEntry[]): string {
       String(e.seq),
       e.at,
       e.kind,
-      e.activity === null ? '-' : `${e.name ?? e.activity}${e.dimension ? `[${e.dimension}]` : ''}`,
+      activityCell(e),
       describeChange(e.change, e.name),
       e.worker ?? '(client)',
     ]),
