@@ -1,7 +1,8 @@
 /**
  * `weft history <job>` as text: one row per committed step, oldest first — seq, time
- * (ISO, UTC), kind, activity (with its dimension inside a cycle), what changed, and the
- * worker that committed it (`(client)` for a start or cancel from a client).
+ * (ISO, UTC), kind, activity (with its dimension inside a cycle; a code-first work by its
+ * name, not its id), what changed, and the worker that committed it (`(client)` for a
+ * start or cancel from a client).
  *
  *     SEQ  TIME                      KIND   ACTIVITY  CHANGE                                        WORKER
  *     1    2026-11-23T09:06:46.505Z  start  -         RUNNING flaky@1  key 999000000000000         (client)
@@ -32,6 +33,7 @@ const WORDED = new Set([
   'dispatched',
   'afterEnd',
   'retryInMs',
+  'revert',
   // A decision's count of executions dates property changes on the dashboard's timeline;
   // the table leaves it out.
   'executions',
@@ -44,8 +46,12 @@ function describeAdded(added: Json): string {
   return `+${a.type ?? 'work'}${what ? ` ${what}` : ''}`;
 }
 
-/** What a step changed, in a few words: digits moved, states, attempts, errors, works added, the key. */
-export function describeChange(change: HistoryChange): string {
+/**
+ * What a step changed, in a few words: digits moved, states, attempts, errors, works
+ * added, the key. A `name` equal to `named` (the row's activity already says it, with
+ * `(dispatched)`) is left out.
+ */
+export function describeChange(change: HistoryChange, named?: string): string {
   const parts: string[] = [];
   for (const [activity, [before, after]] of Object.entries(change.digits ?? {})) {
     parts.push(`${activity} ${before}→${after}`);
@@ -56,7 +62,10 @@ export function describeChange(change: HistoryChange): string {
   if (change.state) parts.push([change.state, workflow].filter(Boolean).join(' '));
   else if (workflow) parts.push(workflow);
   if (change.parent) parts.push(`parent ${change.parent}`);
-  if (change.name) parts.push(change.dispatched ? `${change.name} (dispatched)` : change.name);
+  if (change.name && change.name !== named) {
+    parts.push(change.dispatched ? `${change.name} (dispatched)` : change.name);
+  }
+  if (change.revert === true) parts.push('revert');
   if (change.event) parts.push(`event ${change.event}`);
   if (change.op) parts.push(change.op);
   const status = [change.status, change.attempt !== undefined ? `attempt ${change.attempt}` : '']
@@ -75,6 +84,15 @@ export function describeChange(change: HistoryChange): string {
   return parts.join('  ');
 }
 
+/** The ACTIVITY cell: `-` for the job, a code-first work's name (`notify (dispatched)`), the activity[dimension]. */
+function activityCell(e: JobHistoryEntry): string {
+  if (e.activity === null) return '-';
+  if (e.name !== undefined) {
+    return e.change.dispatched && e.change.name === e.name ? `${e.name} (dispatched)` : e.name;
+  }
+  return `${e.activity}${e.dimension ? `[${e.dimension}]` : ''}`;
+}
+
 /** The history as a table (a header, then one row per entry), or `no history`. */
 export function formatHistory(entries: readonly JobHistoryEntry[]): string {
   if (entries.length === 0) return 'no history';
@@ -84,8 +102,8 @@ export function formatHistory(entries: readonly JobHistoryEntry[]): string {
       String(e.seq),
       e.at,
       e.kind,
-      e.activity === null ? '-' : `${e.activity}${e.dimension ? `[${e.dimension}]` : ''}`,
-      describeChange(e.change),
+      activityCell(e),
+      describeChange(e.change, e.name),
       e.worker ?? '(client)',
     ]),
   ];

@@ -472,7 +472,7 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
           (opts.order as string | undefined) ?? 'key',
           '--order',
         );
-        const view = await (await clientOf(store)).status(job);
+        const view = await (await clientOf(store)).status(job, { steps: true });
         if (opts.json) printJson(output, view);
         else
           output.out(

@@ -6,6 +6,7 @@
 
 import { type ActivityView, humanDuration, type JobView } from '../client/job-view.js';
 import type { Instance } from '../durable/instance.js';
+import type { TimelineStep } from '../models/step-timeline.js';
 import type { ErrorRecord } from '../store/records.js';
 import { dispatchedLines } from './dispatched-lines.js';
 
@@ -51,7 +52,8 @@ export type ActivityOrder = (typeof ACTIVITY_ORDERS)[number];
 
 /**
  * A job as readable text: a header line, its times, what it waits for (in words), its
- * collation key and activity table (by digit position, so the key reads against it), the
+ * collation key and activity table (by digit position, so the key reads against it) — a
+ * code-first job's steps in the order they ran instead, when the view has them — the
  * stack of the error that failed the job, the output or error, then its child jobs. Other
  * errors' stacks and a code-first job's engine internals only with `verbose`.
  */
@@ -78,7 +80,9 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
       lines.push(`compositional ${view.compositional}`);
     }
   }
-  if (view.activities.length > 0) {
+  if (view.steps && view.steps.length > 0) {
+    lines.push(...renderStepTable(view.steps, view.createdAt).split('\n'));
+  } else if (view.activities.length > 0) {
     lines.push(...renderActivityTable(view.activities, options.order).split('\n'));
   }
   for (const a of stackedActivities(view, Boolean(options.verbose))) {
@@ -195,6 +199,78 @@ export function renderActivityTable(
       time(a.finishedAt),
     ];
     if (errors) cells.push(a.error ? `${a.error.name}: ${a.error.message}` : '');
+    return cells;
+  });
+  const widths = header.map((title, col) =>
+    Math.max(title.length, ...body.map((cells) => (cells[col] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+/** A step's state, in the words of a code-first work's `state`. */
+const STEP_STATES: Readonly<Record<string, string>> = {
+  PENDING: 'scheduled',
+  RUNNING: 'running',
+  SUCCESS: 'completed',
+  FAILURE: 'failed',
+  REVERTING: 'reverting',
+  REVERTED: 'reverted',
+  REVERT_FAILURE: 'revert failed',
+};
+
+/** A duration: `840ms`, `1.02s`, `3m 5s`. */
+function stepDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)}s`;
+  return humanDuration(ms);
+}
+
+/** What a step's last column says: its error, the errors its retried attempts met, a wait's deadline, changed values. */
+function stepDetail(step: TimelineStep): string {
+  const parts: string[] = [];
+  for (const a of step.attempts) {
+    if (a.retryAt && a.error) parts.push(`attempt ${a.attempt} ${a.error} (retried)`);
+  }
+  if (step.error) parts.push(`${step.error.name}: ${step.error.message}`);
+  if (step.kind === 'wait' && step.until && !step.finishedAt) parts.push(`until ${step.until}`);
+  if (step.kind === 'properties' && step.changed !== undefined) {
+    parts.push(JSON.stringify(step.changed));
+  }
+  return parts.join('; ');
+}
+
+/**
+ * A code-first job's steps as a table, in the order they ran (models/step-timeline.ts):
+ * name (a revert as `<revert task> (reverts <task>)`), kind, state, attempts, start,
+ * finish (`running` while it runs) and duration, then a detail column when a step has
+ * one (its error, its retried attempts' errors, a wait's deadline). Times are UTC, the
+ * time of day when on the day the job was created (`createdAt`), else whole.
+ */
+export function renderStepTable(steps: readonly TimelineStep[], createdAt: string): string {
+  const day = createdAt.slice(0, 10);
+  const time = (iso: string | null) =>
+    !iso ? '' : iso.slice(0, 10) === day ? iso.slice(11, 23) : iso;
+  const tasks = new Map<string, string>();
+  for (const s of steps) if (s.kind !== 'revert' && s.work) tasks.set(s.work, s.name);
+  const details = steps.map(stepDetail);
+  const header = ['Step', 'Kind', 'State', 'Attempts', 'Started', 'Finished', 'Duration'];
+  if (details.some(Boolean)) header.push('Detail');
+  const body = steps.map((s, i) => {
+    const reverted = s.kind === 'revert' && s.work ? tasks.get(s.work) : undefined;
+    const running = s.startedAt !== null && s.finishedAt === null;
+    const cells = [
+      reverted ? `${s.name} (reverts ${reverted})` : s.name,
+      s.dispatched ? `${s.kind} (dispatched)` : s.kind,
+      STEP_STATES[s.status] ?? s.status.toLowerCase(),
+      s.attempts.length > 0 ? String(s.attempts.length) : '',
+      time(s.startedAt),
+      running ? 'running' : time(s.finishedAt),
+      s.durationMs === null ? '' : stepDuration(s.durationMs),
+    ];
+    if (header.length > cells.length) cells.push(details[i] ?? '');
     return cells;
   });
   const widths = header.map((title, col) =>

@@ -97,7 +97,7 @@ export async function runCodeFirst(
       );
       return SIGNAL_EXIT_CODE[signal];
     }
-    const view = await client.status(job.id);
+    const view = await client.status(job.id, { steps: true });
     if (options.json) printJson(output, view);
     else output.out(`\n${formatJobView(view, { verbose: Boolean(options.verbose) })}`);
     return view.state === 'SUCCESS' ? 0 : 1;

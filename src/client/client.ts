@@ -37,8 +37,8 @@ import { tracingStore } from '../worker/tracing-store.js';
 import { type Requeued, requeueDeadLetter } from './dead-letters.js';
 import { checkDebounce, type DebounceOptions, debouncedStart } from './debounced-start.js';
 import { checkIdempotency, claimKey, type IdempotencyOptions } from './idempotent-start.js';
-import { historyEntryView, type JobHistoryEntry } from './job-history.js';
-import { type JobView, jobView } from './job-view.js';
+import { historyEntryView, type JobHistoryEntry, workNames } from './job-history.js';
+import { type JobView, type JobViewOptions, jobView } from './job-view.js';
 import { type PruneRequest, type PruneSummary, pruneFinishedJobs } from './prune.js';
 import {
   type CreatedQueue,
@@ -540,12 +540,15 @@ export class Client {
     return job;
   }
 
-  /** The job's current view: state, collation key, activities, children. */
-  async status(jobId: string): Promise<JobView> {
+  /**
+   * The job's current view: state, collation key, activities, children; with `steps`, a
+   * code-first job's steps in the order they ran (read off its history).
+   */
+  async status(jobId: string, options: JobViewOptions = {}): Promise<JobView> {
     return this.transaction(async (tx) => {
       const job = await tx.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);
-      return (await jobView(tx, this.models, job, 0, this.clock.now())).view;
+      return (await jobView(tx, this.models, job, 0, this.clock.now(), options)).view;
     });
   }
 
@@ -642,17 +645,22 @@ export class Client {
   /**
    * A job's history: one entry per committed step, in order (`seq` 1, 2, 3…) — its
    * start, each message and inline step (graph) or action and decision (code-first), a
-   * cancel, its end. `NotFoundError` when there is no such job.
+   * cancel, its end; a code-first job's lines name their work (`name`). `NotFoundError`
+   * when there is no such job.
    */
   async history(jobId: string, options: HistoryOptions = {}): Promise<JobHistoryEntry[]> {
-    if (!(await this.store.getJob(jobId))) throw new NotFoundError('job', jobId);
+    const job = await this.store.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    // A code-first job's lines name their work (its id is `<job>.0.1`, say).
+    const names =
+      job.model === 'durable' ? workNames(job, await readInstance(this.store, job)) : undefined;
     const out: JobHistoryEntry[] = [];
     let afterSeq = options.afterSeq ?? 0;
     const wanted = options.limit ?? Number.POSITIVE_INFINITY;
     while (out.length < wanted) {
       const limit = Math.min(HISTORY_PAGE, wanted - out.length);
       const page = await this.store.historyOfJob(jobId, { afterSeq, limit });
-      out.push(...page.map(historyEntryView));
+      out.push(...page.map((line) => historyEntryView(line, names)));
       if (page.length < limit) break;
       afterSeq = (page.at(-1) as { seq: number }).seq;
     }

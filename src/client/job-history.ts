@@ -1,12 +1,14 @@
 /**
  * A job's history as `Client.history` and `weft history` show it: one entry per committed
- * step, in order — what kind of step, which activity (or code-first work) in which
- * dimension, what it changed, when (ISO 8601, UTC) and which worker committed it.
+ * step, in order — what kind of step, which activity (or code-first work, with its name)
+ * in which dimension, what it changed, when (ISO 8601, UTC) and which worker committed it.
  */
 import type { FlowState } from '../core/states.js';
 import type { DurableHistoryKind } from '../durable/history-lines.js';
+import type { Instance } from '../durable/instance.js';
 import type { GraphHistoryKind } from '../engine/history.js';
-import type { HistoryEntry, Json } from '../store/records.js';
+import { durableTimeline } from '../models/step-timeline.js';
+import type { HistoryEntry, JobRecord, Json } from '../store/records.js';
 
 /** What a history entry is about (graph steps and code-first events share most names). */
 export type HistoryKind = GraphHistoryKind | DurableHistoryKind;
@@ -57,6 +59,12 @@ export interface JobHistoryEntry {
   kind: HistoryKind;
   /** The graph activity, or the code-first work's id; null for the job as a whole. */
   activity: string | null;
+  /**
+   * Code-first: the name of the work `activity` is the id of — its task's or child
+   * workflow's name, `sleep`, `wait until` or `wait for <event>` (as `weft status` names
+   * its steps); absent on graph jobs and on lines of the job as a whole.
+   */
+  name?: string;
   /** The dimensional thread (`''` outside cycles). */
   dimension: string;
   change: HistoryChange;
@@ -66,14 +74,39 @@ export interface JobHistoryEntry {
   worker: string | null;
 }
 
-/** A stored history line as an entry. */
-export function historyEntryView(entry: HistoryEntry): JobHistoryEntry {
+/**
+ * The name of each work of a code-first job by its id, as its steps are named
+ * (models/step-timeline.ts): a task's or child workflow's name, `sleep`, `wait for …`.
+ */
+export function workNames(job: JobRecord, instance: Instance | null): Map<string, string> {
+  const names = new Map<string, string>();
+  if (!instance) return names;
+  for (const step of durableTimeline(job, instance, [], false).steps) {
+    if (step.work !== null && step.kind !== 'revert') names.set(step.work, step.name);
+  }
+  return names;
+}
+
+/**
+ * A stored history line as an entry; `names` (a code-first job's {@link workNames}) names
+ * its work, else the line's own `name`.
+ */
+export function historyEntryView(
+  entry: HistoryEntry,
+  names?: ReadonlyMap<string, string>,
+): JobHistoryEntry {
+  const change = (entry.change ?? {}) as HistoryChange;
+  const name =
+    names && entry.activity !== null
+      ? (names.get(entry.activity) ?? (typeof change.name === 'string' ? change.name : undefined))
+      : undefined;
   return {
     seq: entry.seq,
     kind: entry.kind as HistoryKind,
     activity: entry.activity,
+    ...(name !== undefined ? { name } : {}),
     dimension: entry.dimension,
-    change: (entry.change ?? {}) as HistoryChange,
+    change,
     at: new Date(entry.at).toISOString(),
     worker: entry.worker,
   };

@@ -12,6 +12,7 @@ import { deadlineRef, startAtRef } from '../engine/job-deadline.js';
 import type { ActivityView } from '../models/activity-view.js';
 import type { ChildView } from '../models/model-runtime.js';
 import type { Models } from '../models/models.js';
+import type { TimelineStep } from '../models/step-timeline.js';
 import { isoTime } from '../models/view-time.js';
 import type { ErrorRecord, JobRecord, Json, QueueItem } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
@@ -76,6 +77,19 @@ export interface JobView {
   } | null;
   /** Code-first jobs: the engine's instance structure (branches, executions, statuses, …). */
   instance?: Json;
+  /**
+   * Code-first jobs, when asked for (`weft status`, `Client.status(id, { steps: true })`):
+   * its steps in the order they ran — tasks (with each attempt), child workflows, waits,
+   * sent and received events, property changes and reverts — each with its start, end,
+   * duration and outcome, read off the job's history (the dashboard's timeline).
+   */
+  steps?: TimelineStep[];
+}
+
+/** What {@link jobView} adds to the view on request. */
+export interface JobViewOptions {
+  /** Code-first jobs (and their children): derive `steps` from the history. */
+  steps?: boolean;
 }
 
 /** `waits in queue charges for a slot (key cus_1, priority 0) since …`. */
@@ -91,12 +105,13 @@ export async function jobView(
   job: JobRecord,
   depth = 0,
   now: number = Date.now(),
+  options: JobViewOptions = {},
 ): Promise<{ view: JobView; node: CompositionalNode | null }> {
   const children: JobView[] = [];
   const childViews: ChildView[] = [];
   if (depth < 16) {
     for (const child of await tx.listJobs({ parentId: job.id, limit: 1000 })) {
-      const built = await jobView(tx, models, child, depth + 1, now);
+      const built = await jobView(tx, models, child, depth + 1, now, options);
       children.push(built.view);
       childViews.push({
         id: child.id,
@@ -110,9 +125,12 @@ export async function jobView(
   const deadline = await tx.getCounter(deadlineRef(job.id));
   const startAt = await tx.getCounter(startAtRef(job.id));
   const item = await tx.getQueueItem(job.id);
-  const { node, instance, ...part } = await models
-    .ofJob(job)
-    .view(tx, job, { children: childViews, running, now });
+  const { node, instance, steps, ...part } = await models.ofJob(job).view(tx, job, {
+    children: childViews,
+    running,
+    now,
+    ...(options.steps ? { steps: true } : {}),
+  });
   const view: JobView = {
     id: job.id,
     workflow: job.workflow,
@@ -150,6 +168,7 @@ export async function jobView(
         }
       : null,
     ...(instance !== undefined && { instance }),
+    ...(steps !== undefined && { steps }),
   };
   return { view, node };
 }

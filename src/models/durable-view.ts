@@ -1,6 +1,8 @@
 /**
  * A code-first job's part of its view: its works in the order they were scheduled, what
- * it waits for, and its instance structure. It has no collation key.
+ * it waits for, and its instance structure; when asked, its steps in the order they ran
+ * (read off its history by models/step-timeline.ts, as the dashboard's timeline is). It
+ * has no collation key.
  */
 import type { Instance } from '../durable/instance.js';
 import { readInstance } from '../durable/stored-instance.js';
@@ -9,15 +11,22 @@ import type { StoreTx } from '../store/store.js';
 import type { ActivityView } from './activity-view.js';
 import type { ModelView, ViewContext } from './model-runtime.js';
 import { UnservedNotes } from './served-work.js';
+import { durableTimeline } from './step-timeline.js';
+import { historyForTimeline } from './timeline-history.js';
 import { isoTime, until } from './view-time.js';
 
 /** Builds a code-first job's part of its view. */
 export async function durableView(
   tx: StoreTx,
   job: JobRecord,
-  { running, now }: ViewContext,
+  { running, now, steps }: ViewContext,
 ): Promise<ModelView> {
   const instance = await readInstance(tx, job);
+  let timeline: ReturnType<typeof durableTimeline> | undefined;
+  if (steps) {
+    const history = await historyForTimeline(tx, job.id);
+    timeline = durableTimeline(job, instance, history.lines, history.truncated);
+  }
   const unserved = running
     ? await UnservedNotes.read(tx, now, waitsSince(job, instance))
     : undefined;
@@ -33,6 +42,7 @@ export async function durableView(
             `waits for a worker that runs workflow ${job.workflow}${unserved.workflow(job.workflow, job.createdAt, now)}`,
           ],
     instance: instance as unknown as Json,
+    ...(timeline ? { steps: timeline.steps } : {}),
     node: null,
   };
 }

@@ -18,6 +18,7 @@ import type {
 } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
 import type { ActivityView } from './activity-view.js';
+import type { TimelineStep } from './step-timeline.js';
 
 /** An engine stream of a model and what runs its messages. */
 export interface ModelRoute {
@@ -67,6 +68,8 @@ export interface ViewContext {
   running: boolean;
   /** Words waits relative to this time. */
   now: number;
+  /** Code-first: also derive the job's steps from its history (`weft status`). */
+  steps?: boolean;
 }
 
 /** The model's part of a job's view. */
@@ -77,6 +80,8 @@ export interface ModelView {
   waitingFor: string[];
   /** Code-first: the instance structure. */
   instance?: Json;
+  /** Code-first, when the context asked for them: its steps in the order they ran. */
+  steps?: TimelineStep[];
   /** This job's compositional-key node, for its parent's key. */
   node: CompositionalNode | null;
 }

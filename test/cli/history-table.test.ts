@@ -65,4 +65,30 @@ describe('history table', () => {
     expect(text[2]).toMatch(/^2 +\S+ +enter +retry\[loop#2\] +retry 9→8 {2}key 98 +host:1:ab$/);
     expect(formatHistory([])).toBe('no history');
   });
+
+  it('names a code-first work by its name, not its id, and leaves the name out of the change', () => {
+    const text = formatHistory([
+      entry({
+        kind: 'task',
+        activity: 'J1.0.1',
+        name: 'charge',
+        change: { name: 'charge', status: 'failed', attempt: 1, error: 'Error: declined' },
+        worker: 'host:1:ab',
+      }),
+      entry({
+        seq: 2,
+        kind: 'attempt',
+        activity: 'J1.0.0',
+        name: 'reserve',
+        change: { name: 'release', status: 'started', attempt: 1, revert: true },
+        worker: 'host:1:ab',
+      }),
+    ]).split('\n');
+    expect(text[1]).toMatch(
+      /^1 +\S+ +task +charge +failed attempt 1 {2}error Error: declined +host:1:ab$/,
+    );
+    expect(text[2]).toMatch(
+      /^2 +\S+ +attempt +reserve +release {2}revert {2}started attempt 1 +host:1:ab$/,
+    );
+  });
 });

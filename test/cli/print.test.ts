@@ -1,11 +1,12 @@
 /**
  * How the CLI prints a job: the activity table by digit position (or, for code-first, in
- * the order the works were scheduled), what it waits for, each error's stack, the engine
+ * the order the works were scheduled; its steps in the order they ran when the view has them), what it waits for, each error's stack, the engine
  * internals only when asked, `weft list`'s table and `weft run`'s key lines.
  */
 import { describe, expect, it } from 'vitest';
 import { formatJobList, formatJobView, formatKeyChanges } from '../../src/cli/print.js';
 import { type ActivityView, humanDuration, type JobView } from '../../src/client/job-view.js';
+import type { TimelineStep } from '../../src/models/step-timeline.js';
 
 const T0 = '2026-11-23T09:00:00.000Z';
 const T1 = '2026-11-23T09:00:01.250Z';
@@ -196,6 +197,85 @@ describe('formatJobView', () => {
       'executions [0,1]',
       '  branch 0  handle',
       '  branch 1  onStart(reserve)  ended',
+    ]);
+  });
+
+  it("shows a code-first job's steps in the order they ran: times, duration, attempts, retries, reverts", () => {
+    const step = (over: Partial<TimelineStep> & Pick<TimelineStep, 'name'>): TimelineStep => ({
+      kind: 'task',
+      work: null,
+      dimension: '',
+      status: 'SUCCESS',
+      dispatched: false,
+      scheduledAt: null,
+      startedAt: null,
+      finishedAt: null,
+      durationMs: null,
+      attempts: [],
+      error: null,
+      ...over,
+    });
+    const attempt = (n: number, retried: string | null) => ({
+      attempt: n,
+      startedAt: T0,
+      finishedAt: T1,
+      outcome: retried ? ('failed' as const) : ('completed' as const),
+      error: retried,
+      retryAt: retried ? T1 : null,
+    });
+    const view = job({
+      workflow: 'order',
+      version: 1,
+      model: 'durable',
+      state: 'RUNNING',
+      activities: [activity({ id: 'reserve', state: 'completed', attempts: 1 })],
+      steps: [
+        step({
+          name: 'reserve',
+          work: 'J1.0.0',
+          startedAt: T0,
+          finishedAt: T1,
+          durationMs: 1250,
+          attempts: [attempt(1, 'Error: busy'), attempt(2, null)],
+        }),
+        step({
+          name: 'notify',
+          work: 'J1.0.1',
+          dispatched: true,
+          startedAt: T1,
+          finishedAt: '2026-11-24T00:00:00.040Z',
+          durationMs: 40,
+          attempts: [attempt(1, null)],
+        }),
+        step({
+          kind: 'wait',
+          name: 'wait for go',
+          work: 'J1.0.2',
+          status: 'RUNNING',
+          startedAt: T1,
+          until: '2026-11-23T10:00:00.000Z',
+        }),
+        step({
+          kind: 'revert',
+          name: 'release',
+          work: 'J1.0.0',
+          status: 'REVERTING',
+          startedAt: T1,
+          attempts: [{ ...attempt(1, null), outcome: 'running', finishedAt: null }],
+        }),
+        step({ kind: 'task', name: 'ship', work: 'J1.0.3', status: 'PENDING' }),
+      ],
+    });
+    expect(formatJobView(view).split('\n')).toEqual([
+      'job J1  order@1  RUNNING  (code-first)',
+      `created ${T0}`,
+      '| Step                      | Kind              | State     | Attempts | Started      | Finished                 | Duration | Detail                          |',
+      '| ------------------------- | ----------------- | --------- | -------- | ------------ | ------------------------ | -------- | ------------------------------- |',
+      '| reserve                   | task              | completed | 2        | 09:00:00.000 | 09:00:01.250             | 1.25s    | attempt 1 Error: busy (retried) |',
+      '| notify                    | task (dispatched) | completed | 1        | 09:00:01.250 | 2026-11-24T00:00:00.040Z | 40ms     |                                 |',
+      '| wait for go               | wait              | running   |          | 09:00:01.250 | running                  |          | until 2026-11-23T10:00:00.000Z  |',
+      '| release (reverts reserve) | revert            | reverting | 1        | 09:00:01.250 | running                  |          |                                 |',
+      '| ship                      | task              | scheduled |          |              |                          |          |                                 |',
     ]);
   });
 

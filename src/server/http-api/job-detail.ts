@@ -25,7 +25,8 @@ import {
   collationLegend,
 } from '../../models/collation-legend.js';
 import { durableTimeline, graphTimeline, type JobTimeline } from '../../models/step-timeline.js';
-import type { ActivityRecord, HistoryEntry, Json } from '../../store/records.js';
+import { historyForTimeline } from '../../models/timeline-history.js';
+import type { ActivityRecord, Json } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 
 /** A graph workflow version as the dashboard draws it. */
@@ -103,25 +104,7 @@ export interface JobDetail {
   timeline: JobTimeline;
 }
 
-/** At most this many history lines are read for a timeline (a longer one says `truncated`). */
-export const TIMELINE_HISTORY_LIMIT = 20_000;
-const HISTORY_PAGE = 1000;
-
-/** The first {@link TIMELINE_HISTORY_LIMIT} lines of a job's history, and whether there were more. */
-async function historyForTimeline(
-  store: Store,
-  id: string,
-): Promise<{ lines: HistoryEntry[]; truncated: boolean }> {
-  const lines: HistoryEntry[] = [];
-  let afterSeq = 0;
-  for (;;) {
-    const page = await store.historyOfJob(id, { afterSeq, limit: HISTORY_PAGE });
-    lines.push(...page);
-    if (page.length < HISTORY_PAGE) return { lines, truncated: false };
-    if (lines.length >= TIMELINE_HISTORY_LIMIT) return { lines, truncated: true };
-    afterSeq = (page.at(-1) as HistoryEntry).seq;
-  }
-}
+export { TIMELINE_HISTORY_LIMIT } from '../../models/timeline-history.js';
 
 /** The graph of a compiled workflow, for drawing. */
 export function graphShape(compiled: CompiledWorkflow): GraphShape {

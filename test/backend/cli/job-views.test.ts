@@ -331,8 +331,16 @@ describe.skipIf(skipBackend)('weft status', () => {
     expect(lines[2]).toMatch(
       /^waits for event approved, at most until \d{4}-\d\d-\d\dT\S+Z \(in (59m \d+s|1h)\)$/,
     );
-    expect(status.out).toMatch(/^\| Activity +\| Kind \| State +\| Attempts \|/m);
-    expect(status.out).toMatch(/^\| reserve +\| task \| completed \| 1 +\|/m);
+    // Its steps in the order they ran, by name, with their times; the wait still runs.
+    expect(status.out).toMatch(
+      /^\| Step +\| Kind \| State +\| Attempts \| Started +\| Finished +\| Duration \|/m,
+    );
+    expect(status.out).toMatch(
+      /^\| reserve +\| task \| completed \| 1 +\| \d\d:\d\d:\d\d\.\d{3} \| \d\d:\d\d:\d\d\.\d{3} \| \d+ms +\|/m,
+    );
+    expect(status.out).toMatch(
+      /^\| wait for approved \| wait \| running +\| +\| \d\d:\d\d:\d\d\.\d{3} \| running +\| +\| until \d{4}-/m,
+    );
     // The decision engine's structure is for --verbose.
     expect(status.out).not.toMatch(/^instance |^executions |branch \d/m);
     const verbose = await weft(['status', id, '--verbose']);
