@@ -72,7 +72,7 @@ describe.skipIf(skipBackend)('POST /api/jobs/:id/rerun of a code-first job', () 
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return { status: response.status, body: (await response.json()) as Record<string, never> };
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const job = await client.start('api-rerun', []);
     expect((await client.result(job.id, { wait: true, timeoutMs: 30_000 })).state).toBe('FAILURE');
@@ -87,7 +87,7 @@ describe.skipIf(skipBackend)('POST /api/jobs/:id/rerun of a code-first job', () 
       status: 200,
       body: { rerunOf: job.id, from: 'double', kept: ['fetch'], again: ['double'] },
     });
-    const done = await client.result(rerun.body.job, { wait: true, timeoutMs: 30_000 });
+    const done = await client.result(String(rerun.body.job), { wait: true, timeoutMs: 30_000 });
     expect(done).toMatchObject({ state: 'SUCCESS', output: 'got 4' });
     expect(calls).toEqual(['fetch', 'double', 'double', 'report']);
     // The new job's page shows the kept step, as recorded, then the rest.
