@@ -14,11 +14,13 @@ import { readInstance } from '../../../src/durable/stored-instance.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let store: Store;
 let close: () => Promise<void>;
 let client: Client;
 let worker: Worker | undefined;
+const quiet = { error() {}, warn() {}, info() {} };
 
 beforeEach(async () => {
   ({ store, close } = await openTestStore());
@@ -64,7 +66,13 @@ function order() {
 }
 
 async function failedOrder(o: ReturnType<typeof order>) {
-  worker = new Worker({ store, idleMs: 20, workflows: [o.workflow], tasks: o.tasks });
+  worker = new Worker({
+    store,
+    idleMs: 20,
+    logger: quiet,
+    workflows: [o.workflow],
+    tasks: o.tasks,
+  });
   await worker.start();
   const job = await client.start(o.workflow.name, ['A1']);
   return client.result(job.id, { wait: true, timeoutMs: 30_000 });
@@ -154,7 +162,7 @@ describe('Client.rerun of a code-first job', () => {
       },
     );
     await worker?.stop();
-    worker = new Worker({ store, idleMs: 20, workflows: [gate], tasks: [] });
+    worker = new Worker({ store, idleMs: 20, logger: quiet, workflows: [gate], tasks: [] });
     await worker.start();
     const running = await client.start('gate-rerun', []);
     const refused = await client.rerun(running.id, { from: 'wait for open' }).catch((e) => e);
@@ -163,5 +171,107 @@ describe('Client.rerun of a code-first job', () => {
     expect(refused.message).toMatch(/still RUNNING/);
     const page = await store.listJobs({ limit: 100 });
     expect(page.map((j: { id: string }) => j.id).sort()).toEqual([failed.id, running.id].sort());
+  });
+
+  it('keeps a child workflow and dispatched work before the cut as recorded; runs them again after it', async () => {
+    const calls: string[] = [];
+    let last = 'fail';
+    const leaf = defineTask('leaf', async (n: number) => {
+      calls.push(`leaf ${n}`);
+      return n + 1;
+    });
+    const notify = defineTask('notify', async () => {
+      calls.push('notify');
+      return 'ok';
+    });
+    const finish = defineTask(
+      'finish',
+      async (n: number) => {
+        calls.push('finish');
+        if (last === 'fail') throw new Error('not yet');
+        return n;
+      },
+      { retry: { attempts: 1 } },
+    );
+    const child = defineWorkflow(
+      'rerun-child',
+      class extends Workflow {
+        async handle(n: number) {
+          return this.execute(leaf, n);
+        }
+      },
+    );
+    const parent = defineWorkflow(
+      'rerun-parent',
+      class extends Workflow {
+        async handle() {
+          const a = (await this.execute(child, 1)) as number;
+          await this.dispatch(notify);
+          const b = (await this.execute(child, a)) as number;
+          return this.execute(finish, b);
+        }
+      },
+    );
+    worker = new Worker({
+      store,
+      idleMs: 20,
+      logger: quiet,
+      workflows: [parent, child],
+      tasks: [leaf, notify, finish],
+    });
+    await worker.start();
+    const job = await client.start('rerun-parent', []);
+    const failed = await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    expect(failed.state).toBe('FAILURE');
+    expect(calls.filter((c) => c !== 'notify')).toEqual(['leaf 1', 'leaf 2', 'finish']);
+    // notify is dispatched: the job does not wait for it, it may end after the job.
+    await waitFor(
+      async () => (await readInstance(store, job.id))?.statuses[1]?.status === 'completed',
+      'the dispatched notify to complete',
+    );
+    const old = (await readInstance(store, job.id)) as Instance;
+    const firstChild = old.statuses[0]?.uuid as string;
+
+    // From the second child: the first child and the dispatched notify are kept.
+    last = 'ok';
+    calls.length = 0;
+    const rerun = await client.rerun(job.id, { from: 'rerun-child#2' });
+    expect(rerun.kept).toEqual(['rerun-child', 'notify']);
+    expect(rerun.again).toEqual(['rerun-child#2', 'finish']);
+    const done = await client.result(rerun.job.id, { wait: true, timeoutMs: 30_000 });
+    expect(done).toMatchObject({ state: 'SUCCESS', output: 3 });
+    expect(calls).toEqual(['leaf 2', 'finish']);
+    const instance = (await readInstance(store, done.id)) as Instance;
+    // The kept child still names the old child job; the new one is a child of the rerun.
+    expect(instance.statuses[0]?.uuid).toBe(firstChild);
+    const second = instance.statuses[2]?.uuid as string;
+    expect(second.startsWith(`${done.id}.`)).toBe(true);
+    expect((await store.getJob(second))?.parentId).toBe(done.id);
+  });
+
+  it('refuses a step that ran in a handler, not in the main code', async () => {
+    const side = defineTask('side', async () => 'side');
+    const flow = defineWorkflow(
+      'rerun-handler',
+      class extends Workflow {
+        async handle() {
+          await this.waitForEvent('go');
+          return 'done';
+        }
+        async onEvent(name: string) {
+          if (name === 'note') await this.execute(side);
+        }
+      },
+    );
+    worker = new Worker({ store, idleMs: 20, logger: quiet, workflows: [flow], tasks: [side] });
+    await worker.start();
+    const job = await client.start('rerun-handler', []);
+    await client.sendEvent(job.id, 'note', null);
+    await client.sendEvent(job.id, 'go', null);
+    const done = await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    expect(done.state).toBe('SUCCESS');
+    const err = await client.rerun(job.id, { from: 'side' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toMatch(/side: it ran in a handler/);
   });
 });
