@@ -113,6 +113,8 @@ export function cutInstance(
       // A child workflow's work id is its job id: the step still names the old child.
       uuid: s.type === 'workflow' ? s.uuid : `${id}.${s.branch_key}.${s.position}`,
       completion_index: 0,
+      // Where the work really ran (a rerun of a rerun keeps the first job's name).
+      kept_from: s.kept_from ?? old.id,
     });
     kept.push(labels[i] as string);
   });

@@ -266,6 +266,20 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
     const done = await fixture.client.result(rerunId);
     expect(done.state).toBe('SUCCESS');
+    // The kept steps lead the new job's steps, each naming the job it ran in.
+    await page.waitForSelector('table.steps td.name .kept a');
+    const kept = await page.$$eval('table.steps tbody tr', (trs) =>
+      trs.map((tr) => [
+        tr.querySelector('td.name')?.firstChild?.textContent ?? '',
+        tr.querySelector('td.name .kept a')?.textContent ?? null,
+      ]),
+    );
+    expect(kept.slice(0, 3)).toEqual([
+      ['book-flight', job.id],
+      ['book-hotel', job.id],
+      ['sleep', job.id],
+    ]);
+    expect(kept.find(([name]) => name === 'charge')?.[1]).toBeNull();
     // The steps before charge were kept as recorded: no worker ran them for the new job.
     const works = (await fixture.client.status(rerunId)).activities;
     const workOf = (name: string) => works.find((a) => a.id === name)?.work;

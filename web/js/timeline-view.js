@@ -189,6 +189,15 @@ function stepName(step) {
     name,
     step.dimension ? h('span.muted', {}, ` [${step.dimension}]`) : '',
     step.dispatched ? h('span.muted', {}, ' (dispatched)') : '',
+    step.keptFrom
+      ? h(
+          'span.muted.kept',
+          {},
+          ' (kept from ',
+          h('a', { href: `#/job/${encodeURIComponent(step.keptFrom)}` }, step.keptFrom),
+          ')',
+        )
+      : '',
   ];
 }
 

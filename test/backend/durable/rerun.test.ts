@@ -107,6 +107,7 @@ describe('Client.rerun of a code-first job', () => {
       ['ship', 'completed'],
     ]);
     expect(instance.statuses[0]?.output).toEqual({ hold: 'H-A1' });
+    expect(instance.statuses.map((s) => s.kept_from ?? null)).toEqual([failed.id, null, null]);
     expect(instance.statuses.every((s) => s.uuid.startsWith(`${done.id}.`))).toBe(true);
 
     // The old job: same state, same instance; its history says it was rerun.

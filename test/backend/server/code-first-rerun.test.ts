@@ -92,9 +92,14 @@ describe.skipIf(skipBackend)('POST /api/jobs/:id/rerun of a code-first job', () 
     expect(calls).toEqual(['fetch', 'double', 'double', 'report']);
     // The new job's page shows the kept step, as recorded, then the rest.
     const detail = await api.request(`/api/jobs/${done.id}`);
-    const steps = ((await detail.json()) as { timeline: { steps: { name: string }[] } }).timeline
-      .steps;
-    expect(steps.map((s) => s.name)).toEqual(['fetch', 'double', 'report']);
+    type Step = { name: string; keptFrom?: string; startedAt: string | null };
+    const steps = ((await detail.json()) as { timeline: { steps: Step[] } }).timeline.steps;
+    expect(steps.map((s) => [s.name, s.keptFrom ?? null])).toEqual([
+      ['fetch', job.id],
+      ['double', null],
+      ['report', null],
+    ]);
+    expect(steps[0]?.startedAt).toBeNull();
 
     const open = await client.start('api-gate', []);
     const refused = await post(`/api/jobs/${open.id}/rerun`, { from: 'wait for go' });
