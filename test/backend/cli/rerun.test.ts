@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
+import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
@@ -128,5 +129,49 @@ describe.skipIf(skipBackend)('weft rerun of a code-first job', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.out).error).toMatchObject({ code: 'RERUN_REFUSED' });
     expect(JSON.parse(run.out).error.message).toMatch(/still RUNNING \(cancel it first\)/);
+  });
+
+  it('reruns a graph job from an activity, as before', async () => {
+    const client = new Client(store);
+    await client.deploy(
+      compileWorkflow(`
+workflow: cli-pipe
+activities:
+  go:    { kind: trigger }
+  first: { kind: task }
+  last:  { kind: task }
+transitions:
+  go: [first]
+  first: [last]
+output: "last.output"
+`),
+    );
+    const calls: string[] = [];
+    worker = new Worker({
+      store,
+      idleMs: 20,
+      logger: quiet,
+      handlers: {
+        first: async () => {
+          calls.push('first');
+          return 1;
+        },
+        last: async () => {
+          calls.push('last');
+          return 2;
+        },
+      },
+    });
+    await worker.start();
+    const job = await client.start('cli-pipe', {});
+    await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    const run = await weft(['rerun', job.id, '--from', 'last', '--json']);
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.out);
+    expect(answer).toMatchObject({ rerunOf: job.id, from: 'last', again: ['last'] });
+    expect(answer.kept).toContain('first');
+    const done = await client.result(answer.job, { wait: true, timeoutMs: 30_000 });
+    expect(done.state).toBe('SUCCESS');
+    expect(calls).toEqual(['first', 'last', 'last']);
   });
 });
