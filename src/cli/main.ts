@@ -38,6 +38,7 @@ import {
 } from './print.js';
 import { registerPruneCommand } from './prune-command.js';
 import { registerQueueCommand } from './queue-command.js';
+import { registerRerunCommand } from './rerun-command.js';
 import { retentionOption } from './retention-option.js';
 import { registerScheduleCommand } from './schedule-command.js';
 import { registerServeCommand } from './serve-command.js';
@@ -599,6 +600,8 @@ export function buildProgram(output: Output, setExit: (code: number) => void): C
   registerQueueCommand(program, output, setExit);
   // weft prune --older-than <duration> [--state …] [--workflow …] [--dry-run].
   registerPruneCommand(program, output, setExit);
+  // weft rerun <job> --from <step> [--id …].
+  registerRerunCommand(program, output, setExit);
 
   return program;
 }

@@ -599,26 +599,42 @@ export class Client {
   }
 
   /**
-   * Reruns a graph job from one of its activities: a new job (same workflow version and
-   * input) that keeps the old job's results before `activity` and runs `activity` and
-   * everything after it again. The old job is left as it is (cancel it first if it still
-   * runs). A ValidationError (`RERUN_REFUSED`) when an activity it would keep has not
-   * finished; NotFoundError for an unknown job or activity.
+   * Reruns a job from one of its steps: a new job (same workflow version and input) that
+   * keeps the old job's results before the step and runs the step and everything after it
+   * again. The old job is left as it is. `from` names, for a graph job, an activity; for a
+   * code-first job, a step as its timeline shows it (`charge`, `charge#2`, or a work id):
+   * the new job's journal holds the old one's results before it (replayed, not run
+   * again), see durable/instance-rerun.ts. Takes `rerun(job, 'charge')` or
+   * `rerun(job, { from: 'charge' })`.
+   *
+   * A ValidationError (`RERUN_REFUSED`) when a graph activity it would keep has not
+   * finished, or a code-first job has not ended (cancel it first) or the step ran in a
+   * handler rather than the workflow's main code; NotFoundError for an unknown job,
+   * activity or step.
    */
-  async rerun(jobId: string, activity: string, options: { id?: string } = {}): Promise<Rerun> {
+  async rerun(
+    jobId: string,
+    from: string | { from: string; id?: string },
+    options: { id?: string } = {},
+  ): Promise<Rerun> {
+    const activity = typeof from === 'string' ? from : from.from;
+    const newId = (typeof from === 'string' ? undefined : from.id) ?? options.id;
+    if (typeof activity !== 'string' || activity === '') {
+      throw new ValidationError('a rerun needs the step to rerun from', 'rerun.from');
+    }
     const source = await this.store.getJob(jobId);
     if (!source) throw new NotFoundError('job', jobId);
-    if (source.model !== 'graph') {
-      throw new ValidationError(
-        `job ${jobId} is a code-first job; rerun from an activity is for graph jobs`,
-        'rerun',
-        { code: 'RERUN_REFUSED' },
+    const id = newId ?? this.newId();
+    if (source.model === 'durable') {
+      return retryingConflicts(() =>
+        settledTransaction(this.store, (tx) =>
+          this.models.durable.rerun(tx, { source: jobId, from: activity, id }),
+        ),
       );
     }
     const record = await this.store.getDefinition(source.workflow, source.version);
     if (!record) throw new NotFoundError('workflow', `${source.workflow}@${source.version}`);
     const wf = loadWorkflow(record.definition as unknown as CompiledWorkflow);
-    const id = options.id ?? this.newId();
     // Its `when` conditions are evaluated outside the transaction (expression-plan.ts).
     return retryingConflicts(() =>
       settledTransaction(this.store, (tx) =>

@@ -87,6 +87,7 @@ import {
 } from './history-lines.js';
 import { type Instance, type Status, statusIndexOf } from './instance.js';
 import { flowStateOf } from './instance-life.js';
+import { cutInstance, findStep } from './instance-rerun.js';
 import { receiveRevertResult } from './instance-revert.js';
 import {
   InstanceCache,
@@ -203,6 +204,76 @@ export class DurableEngine {
       await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [line]);
     }
     return { job: (await tx.getJob(start.id)) as JobRecord, created: true };
+  }
+
+  /**
+   * Reruns a code-first job from one of its steps (see instance-rerun.ts): a new job `id`
+   * of the same workflow and input whose journal holds the old one's main-code results
+   * before `from`; its first decision replays them and runs `from` and what follows. The
+   * old job is left as it is. Refused (ValidationError `RERUN_REFUSED`) while the old job
+   * has not ended; NotFoundError for an unknown step.
+   */
+  async rerun(
+    tx: StoreTx,
+    request: { source: string; from: string; id: string },
+  ): Promise<{ job: JobRecord; kept: string[]; again: string[] }> {
+    const { source: sourceId, from, id } = request;
+    const now = this.clock.now();
+    const refused = (message: string) =>
+      new ValidationError(message, 'rerun', { code: 'RERUN_REFUSED' });
+    // The old job's row is held until the new job commits: no step of it interleaves.
+    const source = await tx.lockJob(sourceId);
+    if (!source) throw new NotFoundError('job', sourceId);
+    if (!isFinalFlowState(source.state)) {
+      throw refused(
+        `cannot rerun ${sourceId} from ${from}: it is still ${source.state} (cancel it first)`,
+      );
+    }
+    const old = (await loadInstance(tx, source))?.instance;
+    if (!old) throw new NotFoundError('step', `${from} in job ${sourceId} (it has no steps)`);
+    const cut = findStep(old, from, sourceId);
+    const input = (Array.isArray(source.input) ? source.input : [source.input]) as Json[];
+    const planned = cutInstance(old, cut, input, id, now);
+    const instance = planned.instance;
+    // The workflow's timeout, as the old job had it, counts from the new job's start.
+    const timeoutMs =
+      old.deadline !== undefined ? old.deadline - (old.start_at ?? old.created_at) : undefined;
+    if (timeoutMs !== undefined) instance.deadline = now + timeoutMs;
+    const writes = planInstanceWrites(id, null, instance);
+    const result = await tx.createJob({
+      id,
+      workflow: source.workflow,
+      version: source.version,
+      model: 'durable',
+      state: 'RUNNING',
+      input: source.input,
+      context: writes.patch.context,
+      parentId: null,
+      parentActivity: null,
+      createdAt: now,
+    });
+    if (!result.created) throw refused(`job ${id} exists already`);
+    await tx.appendJournal(writes.journal);
+    if (timeoutMs !== undefined) {
+      await scheduleDeadline(tx, deadlineWrites(id, DURABLE_STREAM, timeoutMs, now));
+    }
+    const start = startLine(instance, undefined, now, timeoutMs);
+    const line: NewHistoryEntry = {
+      ...start,
+      change: { ...(start.change as Record<string, Json>), rerunOf: sourceId, from },
+    };
+    await tx.appendHistory([
+      {
+        job: sourceId,
+        kind: 'rerun',
+        activity: from,
+        change: { rerun: id },
+        at: now,
+        worker: this.worker,
+      },
+    ]);
+    await this.advance(tx, result.job, writes.loaded, instance, [], undefined, [line]);
+    return { job: (await tx.getJob(id)) as JobRecord, kept: planned.kept, again: planned.again };
   }
 
   /**

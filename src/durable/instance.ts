@@ -77,6 +77,11 @@ export interface Status {
   retry?: RetrySettings;
   /** (weft) a task's current attempt, once it was retried (absent: 1). */
   attempt?: number;
+  /**
+   * (weft) set by a rerun (`instance-rerun.ts`) on a result it kept: the job whose run
+   * this result comes from. The work did not run in this instance.
+   */
+  kept_from?: string;
   /** (weft) the task that undoes this one (`defineTask(…, { revert })`), when it has one. */
   revert?: string;
   /**

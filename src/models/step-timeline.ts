@@ -65,6 +65,11 @@ export interface TimelineStep {
   event?: string;
   /** Properties: the values that changed, after the decision that changed them. */
   changed?: Json;
+  /**
+   * A rerun's kept step: the job it ran in. Its result is that run's, recorded, not run
+   * again; its times are null (its `durationMs` is that run's) and it comes first.
+   */
+  keptFrom?: string;
 }
 
 /** `GET /api/jobs/:id`'s `timeline`. */
@@ -314,6 +319,8 @@ function eventSteps(history: readonly HistoryEntry[]): TimelineStep[] {
  */
 function inOrder(steps: TimelineStep[]): TimelineStep[] {
   const time = (s: TimelineStep) => {
+    // A rerun's kept steps come before anything the new job ran.
+    if (s.keptFrom !== undefined) return Number.NEGATIVE_INFINITY;
     const t = s.scheduledAt ?? s.startedAt;
     return t ? new Date(t).getTime() : Number.POSITIVE_INFINITY;
   };
@@ -342,7 +349,23 @@ export function durableTimeline(
   const steps: TimelineStep[] = [];
   for (const s of instance.statuses) {
     const own = lines.get(taskKey(s.uuid, '')) ?? [];
-    steps.push(workStep(s, own, waits.get(s.uuid)));
+    const step = workStep(s, own, waits.get(s.uuid));
+    steps.push(
+      s.kept_from === undefined
+        ? step
+        : {
+            ...step,
+            keptFrom: s.kept_from,
+            scheduledAt: null,
+            startedAt: null,
+            finishedAt: null,
+            attempts: [],
+            durationMs:
+              s.started_at !== undefined && s.finished_at !== undefined
+                ? s.finished_at - s.started_at
+                : null,
+          },
+    );
     const revert = revertStep(s, own);
     if (revert) steps.push(revert);
   }

@@ -337,6 +337,55 @@ describe.skipIf(!haveChromium)('the dashboard in chromium', () => {
     noConsoleErrors();
   });
 
+  it("reruns a finished code-first job from a step's row, after confirming, and opens the new job", async () => {
+    const job = await fixture.client.start('trip', [{ traveller: 'Bo', nights: 1 }]);
+    await fixture.client.result(job.id, { wait: true, timeoutMs: 20_000 });
+    await visit(`#/job/${job.id}`);
+    await page.waitForSelector('.jobhead .badge.s-success');
+    const row = 'table.steps tbody tr:has(td.name:text-is("charge"))';
+    await page.waitForSelector(`${row} button[data-action="rerun"]`);
+    // Only the works of its code offer it: not a change of its properties.
+    expect(await page.$('table.steps tr[data-kind="properties"] button')).toBeNull();
+    await page.click(`${row} button[data-action="rerun"]`);
+    await page.waitForSelector('dialog#confirm[open]');
+    expect(await page.textContent('#confirm-title')).toBe(`Rerun ${job.id} from charge?`);
+    await page.click('#confirm-yes');
+    await page.waitForFunction(
+      (old) => !(globalThis as unknown as { location: Location }).location.hash.includes(old),
+      job.id,
+    );
+    const rerunId = decodeURIComponent(page.url().split('#/job/')[1] ?? '');
+    expect(rerunId).not.toBe(job.id);
+    await page.waitForSelector('.jobhead .badge.s-success', { timeout: 20_000 });
+    const done = await fixture.client.result(rerunId);
+    expect(done.state).toBe('SUCCESS');
+    // The kept steps lead the new job's steps, each naming the job it ran in.
+    await page.waitForSelector('table.steps td.name .kept a');
+    const kept = await page.$$eval('table.steps tbody tr', (trs) =>
+      trs.map((tr) => [
+        tr.querySelector('td.name')?.firstChild?.textContent ?? '',
+        tr.querySelector('td.name .kept a')?.textContent ?? null,
+      ]),
+    );
+    expect(kept.slice(0, 3)).toEqual([
+      ['book-flight', job.id],
+      ['book-hotel', job.id],
+      ['sleep', job.id],
+    ]);
+    expect(kept.find(([name]) => name === 'charge')?.[1]).toBeNull();
+    // The steps before charge were kept as recorded: no worker ran them for the new job.
+    const works = (await fixture.client.status(rerunId)).activities;
+    const workOf = (name: string) => works.find((a) => a.id === name)?.work;
+    const ran = (await fixture.client.history(rerunId))
+      .filter((e) => e.kind === 'attempt')
+      .map((e) => e.activity);
+    expect(ran).toContain(workOf('charge'));
+    expect(workOf('book-flight')).toBeTruthy();
+    expect(ran).not.toContain(workOf('book-flight'));
+    expect(ran).not.toContain(workOf('book-hotel'));
+    noConsoleErrors();
+  });
+
   it("follows a running code-first job's steps live: a retried task's failed attempt, its error and backoff, then a wait until its event", async () => {
     const job = await fixture.client.start('price-check', ['kale']);
     await visit(`#/job/${job.id}`);

@@ -3,7 +3,7 @@
 // (activity-panel.js) and its activities on a timeline. A code-first job: its steps in
 // the order they ran on a timeline (timeline-view.js), its child jobs, and its engine
 // structure folded away under "Engine details" (code-first-view.js). Actions (signal or
-// event, cancel, pause, resume, rerun from an activity) each confirm.
+// event, cancel, pause, resume, rerun from an activity or a code-first step) each confirm.
 import { actionButton, signalForm } from './actions.js';
 import { renderActivityPanel } from './activity-panel.js';
 import { get, post, stream } from './api.js';
@@ -324,6 +324,33 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     );
   }
 
+  /**
+   * A code-first step's "Rerun from here": a new job whose journal keeps the results of
+   * the steps before it (offered once the job has ended, on the works of its code).
+   */
+  function rerunButton(step) {
+    if (!FINAL.includes(detail.job.state) || !step.work) return '';
+    if (!['task', 'workflow', 'wait', 'value', 'send'].includes(step.kind)) return '';
+    return actionButton(
+      'Rerun from here',
+      `Rerun ${detail.job.id} from ${step.name}?`,
+      () =>
+        post(`/api/jobs/${encodeURIComponent(detail.job.id)}/rerun`, { from: step.work }).then(
+          (r) => ({ newJob: r.job }),
+        ),
+      {
+        body: [
+          h(
+            'p',
+            {},
+            `A new job of the same workflow and input starts. The results of the steps before ${step.name} are kept as recorded (their tasks do not run again); ${step.name} and what follows run again. This job is left as it is.`,
+          ),
+        ],
+        navigate,
+      },
+    );
+  }
+
   /** A code-first job leads with its steps; a graph job with its graph, its timeline under it. */
   function layOut() {
     if (laidOut) return;
@@ -338,6 +365,7 @@ export function jobPage(root, id, params, { setLive, navigate }) {
     renderHead();
     renderTimeline(timelineBox, detail.timeline, {
       title: detail.job.model === 'durable' ? 'Steps' : 'Timeline',
+      stepAction: detail.job.model === 'durable' ? rerunButton : null,
     });
     renderChildren();
     renderActivityPanel(panel, detail, selected, navigate);

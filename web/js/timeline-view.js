@@ -189,11 +189,24 @@ function stepName(step) {
     name,
     step.dimension ? h('span.muted', {}, ` [${step.dimension}]`) : '',
     step.dispatched ? h('span.muted', {}, ' (dispatched)') : '',
+    step.keptFrom
+      ? h(
+          'span.muted.kept',
+          {},
+          ' (kept from ',
+          h('a', { href: `#/job/${encodeURIComponent(step.keptFrom)}` }, step.keptFrom),
+          ')',
+        )
+      : '',
   ];
 }
 
-/** Draws the timeline into `box`: bars on an axis, then the same steps as a table. */
-export function renderTimeline(box, timeline, { title = 'Steps' } = {}) {
+/**
+ * Draws the timeline into `box`: bars on an axis, then the same steps as a table.
+ * `stepAction(step)`, when given, adds a control to a step's row (a code-first job's
+ * "Rerun from here"), or '' for none.
+ */
+export function renderTimeline(box, timeline, { title = 'Steps', stepAction = null } = {}) {
   if (!timeline || timeline.steps.length === 0) {
     fill(box, h('h2', {}, title), h('p.muted', {}, 'No steps yet.'));
     return;
@@ -259,7 +272,7 @@ export function renderTimeline(box, timeline, { title = 'Steps' } = {}) {
                 : '',
           ),
           h('td', {}, step.attempts.length ? String(step.attempts.length) : ''),
-          h('td', {}, notes(step, axis)),
+          h('td', {}, notes(step, axis), stepAction ? stepAction(step) : ''),
         ),
       ),
     ),

@@ -1,10 +1,12 @@
 /**
  * The actions, each through the client API (so each is what `weft signal`, `weft cancel`,
  * `weft pause`… do, and recorded the same way): `POST /api/jobs/:id/signal` (`{ name,
- * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`, `/pause`, `/resume` (only of a SUSPENDED job), `/rerun` (`{ activity }`: a new job that keeps
- * the results before it), and `POST /api/dead-letters/:id/requeue`, plus
- * `GET /api/dead-letters`. A request the job cannot take in its state (a signal to an
- * ended job, pausing a job whose kind cannot pause) is a 409 and changes nothing.
+ * data }`; a graph job's hook), `/event` (the same, to a code-first job), `/cancel`,
+ * `/pause`, `/resume` (only of a SUSPENDED job), `/rerun` (`{ from }`, or `{ activity }`:
+ * a new job that keeps the results before that step — a graph activity or a code-first
+ * step), and `POST /api/dead-letters/:id/requeue`, plus `GET /api/dead-letters`. A request
+ * the job cannot take in its state (a signal to an ended job, pausing a job whose kind
+ * cannot pause, rerunning a job still running) is a 409 and changes nothing.
  */
 import { Hono } from 'hono';
 import type { Client } from '../../client/client.js';
@@ -75,12 +77,13 @@ export function jobActionRoutes(client: Client): Hono {
   app.post('/:id/rerun', async (c) => {
     const id = pathId(c);
     const body = await jsonBody(c);
-    const activity = bodyString(body, 'activity');
-    const rerun = await act(() => client.rerun(id, activity));
+    // `{ from }` (a graph activity or a code-first step), or `{ activity }` as before.
+    const from = bodyString(body, body.activity !== undefined ? 'activity' : 'from');
+    const rerun = await act(() => client.rerun(id, { from }));
     return c.json({
       job: rerun.job.id,
       rerunOf: id,
-      from: activity,
+      from,
       kept: rerun.kept,
       again: rerun.again,
     });
