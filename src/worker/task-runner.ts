@@ -55,6 +55,13 @@ function toJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
 }
 
+/** The most wake-up times a runner keeps (later ones wait for the poll). */
+const WAKE_TIMES = 256;
+/** Wake-ups this close together are one. */
+const WAKE_SLACK_MS = 5;
+/** The longest a wake-up timer is set for (a longer wait is left to the poll). */
+const MAX_WAKE_DELAY_MS = 3_600_000;
+
 /** Runs handlers for one worker. */
 export class TaskRunner {
   private readonly running = new Map<string, AbortController>();
@@ -75,9 +82,14 @@ export class TaskRunner {
   private readonly perStream = new Map<string, number>();
   /** The queue each queued task's attempts are claimed through, by its stream. */
   private readonly queues = new Map<string, TaskQueuePlace>();
-  /** A wake-up set for when a queue's rate lets the next attempt through. */
-  private rateWake: ReturnType<typeof setTimeout> | undefined;
-  private rateWakeAt = Number.POSITIVE_INFINITY;
+  /**
+   * When to look for work again without waiting for the next poll (`idleMs`): a queue's
+   * rate letting the next attempt through, a retry's backoff ending. Sorted, earliest
+   * first, at most {@link WAKE_TIMES} of them (later ones are left to the poll).
+   */
+  private readonly wakeTimes: number[] = [];
+  private wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private wakeTimerAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly settings: ProcessorSettings,
@@ -147,6 +159,8 @@ export class TaskRunner {
     let held = 0;
     /** The limited streams of the messages it picked, each counted in once. */
     const counted: string[] = [];
+    /** When messages it appended for this runner that are not due yet become due. */
+    const dueLater: number[] = [];
     let settled = false;
     const serves = new Set(this.streams);
     const append = async (messages: NewMessage[]): Promise<string[]> => {
@@ -155,9 +169,14 @@ export class TaskRunner {
       const due = this.clock.now();
       const marked = messages.map((m) => {
         const room = this.concurrency - this.running.size - this.reserved + freeing;
-        if (settled || this.closed || room <= 0 || !serves.has(m.stream) || m.claim) return m;
-        // A retry waiting for its backoff is not taken early: whoever claims it, when due.
-        if (m.availableAt !== undefined && m.availableAt > due) return m;
+        if (settled || this.closed || !serves.has(m.stream) || m.claim) return m;
+        // A retry waiting for its backoff is not taken early: whoever claims it, when due
+        // (this runner looks again then, once the transaction has committed).
+        if (m.availableAt !== undefined && m.availableAt > due) {
+          dueLater.push(m.availableAt);
+          return m;
+        }
+        if (room <= 0) return m;
         // A task limited across workers (or in a queue) is claimed only by a claim that
         // counts what is held.
         const limit = this.limits.get(m.stream);
@@ -209,6 +228,7 @@ export class TaskRunner {
         this.reserved -= held;
         // Counted in when picked; launching counts them again.
         for (const stream of counted.splice(0)) this.count(stream, -1);
+        for (const at of dueLater.splice(0)) this.wakeAt(at);
         this.launchAll(picked);
       },
       rolledBack: () => {
@@ -311,20 +331,33 @@ export class TaskRunner {
     return result.claimed;
   }
 
-  /** Looks for work again at `at` (the earliest of the wake-ups asked for). */
+  /** Looks for work again at `at` (one wake-up for several times within a few ms). */
   private wakeAt(at: number): void {
-    if (this.closed || at >= this.rateWakeAt) return;
-    clearTimeout(this.rateWake);
-    this.rateWakeAt = at;
-    this.rateWake = setTimeout(
-      () => {
-        this.rateWake = undefined;
-        this.rateWakeAt = Number.POSITIVE_INFINITY;
-        this.onFree();
-      },
-      Math.max(0, at - this.clock.now()),
-    );
-    this.rateWake.unref?.();
+    if (this.closed || this.wakeTimes.some((t) => Math.abs(t - at) <= WAKE_SLACK_MS)) return;
+    const i = this.wakeTimes.findIndex((t) => t > at);
+    this.wakeTimes.splice(i === -1 ? this.wakeTimes.length : i, 0, at);
+    if (this.wakeTimes.length > WAKE_TIMES) this.wakeTimes.length = WAKE_TIMES;
+    this.armWake();
+  }
+
+  /** Sets the timer for the earliest wake-up, when it is earlier than the one set. */
+  private armWake(): void {
+    const next = this.wakeTimes[0];
+    if (this.closed || next === undefined || next >= this.wakeTimerAt) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimerAt = next;
+    const delay = Math.min(MAX_WAKE_DELAY_MS, Math.max(0, next - this.clock.now()));
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wakeTimerAt = Number.POSITIVE_INFINITY;
+      // The times it was set for are past (or, on a clock that does not follow real time,
+      // taken as past): drop them, so the timer always moves on.
+      const past = Math.max(next, this.clock.now()) + WAKE_SLACK_MS;
+      while ((this.wakeTimes[0] ?? Number.POSITIVE_INFINITY) <= past) this.wakeTimes.shift();
+      this.onFree();
+      this.armWake();
+    }, delay);
+    this.wakeTimer.unref?.();
   }
 
   /** A claim of up to `max`, within the task's limit across workers when it has one. */
@@ -639,7 +672,7 @@ export class TaskRunner {
   /** Waits until no handler runs, up to `graceMs`; then aborts the rest and gives their messages back. */
   async drain(graceMs: number, clock: Clock = this.clock): Promise<void> {
     this.closed = true;
-    clearTimeout(this.rateWake);
+    clearTimeout(this.wakeTimer);
     if (this.running.size > 0) {
       const idle = new Promise<void>((resolve) => this.idle.push(resolve));
       const controller = new AbortController();

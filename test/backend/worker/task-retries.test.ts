@@ -107,6 +107,37 @@ output: "call.output"
     expect((times[2] as number) - (times[1] as number)).toBeGreaterThanOrEqual(2000);
   });
 
+  it("a retry starts when its backoff ends, not at the worker's next poll", async () => {
+    const yaml = `
+workflow: prompt-retry
+activities:
+  start: { kind: trigger }
+  call:  { kind: task, retry: { attempts: 3, backoff: 300ms } }
+transitions:
+  start: [call]
+output: "call.output"
+`;
+    await client.deploy(compileWorkflow(yaml));
+    // A worker that polls only every 20 s: the retries start because it wakes at their
+    // due times (task-runner.ts), not because it looked again.
+    await work({
+      idleMs: 20_000,
+      handlers: {
+        call: (_input, ctx) => {
+          if (ctx.attempt < 3) throw new Error('ECONNRESET');
+          return ctx.attempt;
+        },
+      },
+    });
+    const job = await client.start('prompt-retry', {});
+    const done = await client.result(job.id, { wait: true, timeoutMs: 15_000 });
+    expect(done).toMatchObject({ state: 'SUCCESS', output: 3 });
+    const times = (await starts(done.id, 'call')).map((e) => Date.parse(e.at));
+    expect(times).toHaveLength(3);
+    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(300);
+    expect((times[2] as number) - (times[1] as number)).toBeGreaterThanOrEqual(600);
+  });
+
   it('an attempt past its timeout is aborted as a TimeoutError and retried', async () => {
     const yaml = `
 workflow: slow
