@@ -33,6 +33,7 @@ import {
 import { isCheapExpression } from '../graph/expression-cost.js';
 import { expressionReads, readPart } from '../graph/expression-reads.js';
 import { evaluateExpression, type Json } from '../graph/expressions.js';
+import { overriding } from '../store/overriding.js';
 import type { Store, StoreTx } from '../store/store.js';
 import { sharedSandbox } from './expression-sandbox.js';
 
@@ -194,11 +195,5 @@ export async function settledTransaction<T>(
 /** `store`, with every transaction a {@link settledTransaction}. */
 export function settlingExpressions(store: Store): Store {
   const transaction: Store['transaction'] = (fn) => settledTransaction(store, fn);
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'transaction') return transaction;
-      const value = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return overriding(store, { transaction });
 }

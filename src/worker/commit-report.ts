@@ -9,6 +9,7 @@
  * outside a transaction commits at once and is reported at once.
  */
 import { isFinalFlowState } from '../core/states.js';
+import { overriding } from '../store/overriding.js';
 import type { JobRecord, NewHistoryEntry } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
 
@@ -68,17 +69,6 @@ function notingMethods(tx: StoreTx, report: () => CommitReport): Partial<StoreTx
       return dead;
     },
   };
-}
-
-/** `target` with `methods` in place of its own, every other function bound to it. */
-function overriding<T extends object>(target: T, methods: Partial<Record<string, unknown>>): T {
-  return new Proxy(target, {
-    get(object, property) {
-      if (typeof property === 'string' && property in methods) return methods[property];
-      const value = Reflect.get(object, property);
-      return typeof value === 'function' ? value.bind(object) : value;
-    },
-  });
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
 import { idempotencyKey } from '../engine/task-context.js';
+import { overriding } from '../store/overriding.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';
 import type { ClaimOptions, StoreTx, StreamMessage } from '../store/store.js';
 import { claimThroughQueue, type TaskQueuePlace } from '../store/task-queue-claim.js';
@@ -209,13 +210,7 @@ export class TaskRunner {
       return ids;
     };
     const report = this.onStarted;
-    const view = new Proxy(tx, {
-      get(target, property, receiver) {
-        if (property === 'append') return append;
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const view = overriding(tx, { append });
     return {
       tx: view,
       beforeCommit: async () => {

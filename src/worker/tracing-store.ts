@@ -16,6 +16,7 @@
  */
 import type { Attributes, Span } from '@opentelemetry/api';
 import { isFinalFlowState } from '../core/states.js';
+import { overriding } from '../store/overriding.js';
 import type {
   ActivityRecord,
   ActivityWrite,
@@ -66,14 +67,7 @@ class TransactionTrace {
   readonly view: StoreTx;
 
   constructor(private readonly tx: StoreTx) {
-    this.view = new Proxy(tx, {
-      get: (target, property) => {
-        const own = this.overrides[property as keyof StoreTx];
-        if (own) return own;
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    this.view = overriding(tx, this.overrides);
   }
 
   private note(job: JobRecord | undefined): JobRecord | undefined {
@@ -288,11 +282,5 @@ export function tracingStore(store: Store, now: () => number = Date.now): Store 
   };
   const transaction: Store['transaction'] = (fn) =>
     tracingOn() ? traced(fn) : store.transaction(fn);
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'transaction') return transaction;
-      const value = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return overriding(store, { transaction });
 }
