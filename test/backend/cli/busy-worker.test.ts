@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WORKER_GRACE_MS } from '../../../src/cli/interrupt.js';
 import { Client } from '../../../src/client/client.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { openStore } from '../../../src/store/open-store.js';
@@ -207,7 +208,8 @@ describe.skipIf(skipBackend)(`a worker with ${BACKLOG} tasks queued (${backend})
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(130);
     // Its handlers finish at once: it stops without waiting out its grace period (5 s).
-    expect(performance.now() - signalled, run.err()).toBeLessThan(2_000);
+    // (Usually well under a second; a loaded CI machine has taken 2.2 s.)
+    expect(performance.now() - signalled, run.err()).toBeLessThan(WORKER_GRACE_MS);
     expect(run.err()).toContain(`SIGINT: stopped; job ${job} is RUNNING`);
     expect(run.err()).toContain(`weft run spread.yaml --handlers handlers.mjs --id ${job}`);
     const ticks = numbers(run.out(), 'tick');
