@@ -4,7 +4,10 @@
  * digit position, so its collation key reads against the table.
  */
 
+import type { JobHistoryEntry } from '../client/job-history.js';
 import { type ActivityView, humanDuration, type JobView } from '../client/job-view.js';
+import { type CollationDigit, DIGIT_LABELS } from '../core/collation-digits.js';
+import { revertLabel } from '../core/revert-order.js';
 import type { Instance } from '../durable/instance.js';
 import type { TimelineStep } from '../models/step-timeline.js';
 import type { ErrorRecord } from '../store/records.js';
@@ -310,6 +313,36 @@ export function formatInstance(instance: Instance): string {
   return lines.join('\n');
 }
 
+/** What {@link formatKeyChanges} reads of a job: its state and each activity's digit and state. */
+export interface KeyView {
+  state: string;
+  activities: readonly Pick<ActivityView, 'id' | 'digit' | 'state'>[];
+}
+
+/**
+ * A job as one line of its history left it, for {@link formatKeyChanges}: each activity's
+ * digit read off the line's collation key at the activity's position, named by the
+ * digit (or, for the line's own activity, by the revert status it wrote), and the job's
+ * state as of that line. `layout` gives the activities and their positions (a view of the
+ * job); `state` is the job's state before the line.
+ */
+export function keyViewOfLine(
+  layout: readonly Pick<ActivityView, 'id' | 'position'>[],
+  line: Pick<JobHistoryEntry, 'activity' | 'change'>,
+  state: string,
+): KeyView {
+  const key = line.change.collation ?? '';
+  return {
+    state: line.change.state ?? state,
+    activities: layout.map((a) => {
+      const digit = a.position === null ? null : Number(key[a.position - 1]);
+      const own = a.id === line.activity ? revertLabel(line.change.status) : undefined;
+      const named = digit === null ? undefined : DIGIT_LABELS[digit as CollationDigit];
+      return { id: a.id, digit, state: own ?? named ?? String(digit) };
+    }),
+  };
+}
+
 /**
  * The lines `weft run` prints when a job's key changes: one per activity whose digit
  * moved, `<activity>  <new state>  <key>` (`fox  Started  968969000000000`); the first
@@ -318,7 +351,7 @@ export function formatInstance(instance: Instance): string {
  * `before` maps each activity to the digit it showed last; it is updated.
  */
 export function formatKeyChanges(
-  view: JobView,
+  view: KeyView,
   key: string,
   before: Map<string, number | null>,
 ): string[] {

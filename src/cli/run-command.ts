@@ -25,7 +25,7 @@ import {
 } from './interrupt.js';
 import { parseJsonArgument } from './json-argument.js';
 import { parseLogFormat } from './log-format.js';
-import { formatJobView, formatKeyChanges, type Output, printJson } from './print.js';
+import { formatJobView, formatKeyChanges, keyViewOfLine, type Output, printJson } from './print.js';
 import { stopWithin } from './worker-command.js';
 import { readWorkflowWithDependencies } from './workflow-files.js';
 
@@ -81,13 +81,36 @@ export async function runCommand(
   let last = '';
   // Each activity's digit as last printed: a new key names the activities that moved.
   const digits = new Map<string, number>();
+  // The history lines read so far, and the job's state as of the last of them.
+  let seq = 0;
+  let state = 'RUNNING';
   const show = async () => {
     if (options.json) return;
     const view = await client.status(job.id);
-    const key = view.children.length ? (view.compositional ?? '') : (view.collation ?? '');
-    if (key !== last) {
+    if (view.children.length) {
+      // A compositional key folds in its children's keys, which the job's own history
+      // does not hold: print it as the job stands now.
+      const key = view.compositional ?? '';
+      if (key !== last) {
+        last = key;
+        for (const line of formatKeyChanges(view, key, digits)) output.out(line);
+      }
+      return;
+    }
+    // Every key the job's history recorded since the last read, in order: reads that fall
+    // behind the commits (one waits at a time) still print each intermediate key.
+    const lines = await client.history(job.id, { afterSeq: seq });
+    for (const line of lines) {
+      seq = line.seq;
+      const key = line.change.collation;
+      if (key === undefined || key === last) {
+        state = line.change.state ?? state;
+        continue;
+      }
       last = key;
-      for (const line of formatKeyChanges(view, key, digits)) output.out(line);
+      const at = keyViewOfLine(view.activities, line, state);
+      state = at.state;
+      for (const text of formatKeyChanges(at, key, digits)) output.out(text);
     }
   };
   if (!options.json) {

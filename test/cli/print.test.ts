@@ -4,7 +4,13 @@
  * internals only when asked, `weft list`'s table and `weft run`'s key lines.
  */
 import { describe, expect, it } from 'vitest';
-import { formatJobList, formatJobView, formatKeyChanges } from '../../src/cli/print.js';
+import {
+  formatJobList,
+  formatJobView,
+  formatKeyChanges,
+  keyViewOfLine,
+} from '../../src/cli/print.js';
+import type { JobHistoryEntry } from '../../src/client/job-history.js';
 import { type ActivityView, humanDuration, type JobView } from '../../src/client/job-view.js';
 import type { TimelineStep } from '../../src/models/step-timeline.js';
 
@@ -347,6 +353,46 @@ describe('formatKeyChanges', () => {
     // A key no activity of this job explains (a child's moved): the job's line.
     expect(formatKeyChanges(at({ quick: 6, fox: 8 }), '86-9', before)).toEqual([
       'job    RUNNING    86-9',
+    ]);
+  });
+});
+
+describe('keyViewOfLine', () => {
+  it('reads each key of a history read at once, so a read behind the commits prints every key', () => {
+    // The seed's order example's first keys, as weft run reads them from the history
+    // when one status read covers three commits.
+    const layout = [
+      { id: 'start', position: 1 },
+      { id: 'order', position: 2 },
+      { id: 'ship', position: 3 },
+    ];
+    const lines = [
+      { activity: null, change: { state: 'RUNNING', collation: '999000000000000' } },
+      { activity: 'start', change: { digits: { start: [9, 6] }, collation: '699000000000000' } },
+      { activity: 'order', change: { digits: { order: [9, 8] }, collation: '689000000000000' } },
+      {
+        activity: 'order',
+        change: { digits: { order: [8, 6] }, collation: '669000000000000', status: 'SUCCESS' },
+      },
+      {
+        activity: 'order',
+        change: { digits: { order: [6, 8] }, collation: '689000000000000', status: 'REVERTING' },
+      },
+    ] as Pick<JobHistoryEntry, 'activity' | 'change'>[];
+    const before = new Map<string, number | null>();
+    let state = 'RUNNING';
+    const printed: string[] = [];
+    for (const line of lines) {
+      const view = keyViewOfLine(layout, line, state);
+      state = view.state;
+      printed.push(...formatKeyChanges(view, line.change.collation as string, before));
+    }
+    expect(printed).toEqual([
+      'job    RUNNING    999000000000000',
+      'start  Completed  699000000000000',
+      'order  Started    689000000000000',
+      'order  Completed  669000000000000',
+      'order  Reverting  689000000000000',
     ]);
   });
 });
