@@ -10,6 +10,7 @@ import { toErrorRecord } from '../core/errors.js';
 import type { RetentionOption } from '../graph/retention.js';
 import type { ErrorRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { flushSpans } from '../worker/tracing.js';
 import { Worker } from '../worker/worker.js';
 import { logWarning } from '../worker/worker-options.js';
 import { createCliLogger } from './cli-logger.js';
@@ -129,10 +130,14 @@ export async function runWorkerCommand(
   }
 }
 
+/** How long a stopping command waits for its tracer provider to send buffered spans. */
+const SPAN_FLUSH_MS = 2_000;
+
 /**
  * Stops `worker`, waiting at most the grace period and a little more: a store that does
  * not answer must not keep the process from ending (leased work comes back when its
- * lease expires).
+ * lease expires). Then the spans an OpenTelemetry SDK still buffers are sent (at most
+ * {@link SPAN_FLUSH_MS}), since the process exits next.
  */
 export async function stopWithin(
   worker: Worker,
@@ -153,4 +158,5 @@ export async function stopWithin(
       `${command}: the store did not answer while stopping; work still leased returns to the queue when its lease expires`,
     );
   }
+  await flushSpans(SPAN_FLUSH_MS);
 }

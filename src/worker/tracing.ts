@@ -65,6 +65,30 @@ export function tracingOn(): boolean {
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }
 
+/**
+ * Sends the spans the registered provider still buffers (a `BatchSpanProcessor` holds
+ * them for seconds), waiting at most `timeoutMs`: a command that exits right after its
+ * worker stops calls it last, so the spans of its last seconds are not lost. Nothing to
+ * do without an SDK, or with a provider that has no `forceFlush`. Never throws: an
+ * exporter that fails or hangs must not keep the process from ending.
+ */
+export async function flushSpans(timeoutMs: number): Promise<void> {
+  if (!tracingOn()) return;
+  const registered = trace.getTracerProvider();
+  const provider = (
+    registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered
+  ) as { forceFlush?: () => Promise<void> };
+  if (typeof provider.forceFlush !== 'function') return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    provider.forceFlush().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** weft's tracer (from whatever provider is registered now). */
 export function tracer(): Tracer {
   return trace.getTracer(TRACER_NAME);

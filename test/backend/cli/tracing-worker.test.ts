@@ -203,4 +203,26 @@ describe.skipIf(skipBackend)('a trace across a client process and a weft worker 
       expect(s.parentSpanId).toBe(tripStart.spanContext().spanId);
     }
   }, 120_000);
+
+  it('a stopping weft worker sends the spans its SDK still buffers before it exits', async () => {
+    const client = new Client(store);
+    await client.deploy(order);
+    worker = launchWeft(['worker', '--handlers', 'worker.mjs'], {
+      store: location.url,
+      cwd: dir,
+      env: { WEFT_TEST_SPANS: spansFile, WEFT_TEST_SPANS_BATCH: '1' },
+    });
+    const { job } = await startInSpan(client, 'order', {});
+    const done = await client.result(job.id, { wait: true, timeoutMs: 60_000 });
+    expect(done.state, worker.err()).toBe('SUCCESS');
+    // The batch processor holds them for a minute: none are written yet.
+    expect(workerSpans()).toEqual([]);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    const names = workerSpans()
+      .filter((s) => s.attributes['weft.job.id'] === job.id)
+      .map((s) => s.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['weft.job order', 'weft.activity charge', 'weft.attempt charge']),
+    );
+  }, 120_000);
 });
