@@ -10,6 +10,7 @@ import { type CollationDigit, DIGIT_LABELS } from '../core/collation-digits.js';
 import { revertLabel } from '../core/revert-order.js';
 import type { Instance } from '../durable/instance.js';
 import type { TimelineStep } from '../models/step-timeline.js';
+import { TIMELINE_HISTORY_LIMIT } from '../models/timeline-history.js';
 import type { ErrorRecord } from '../store/records.js';
 import { dispatchedLines } from './dispatched-lines.js';
 
@@ -85,6 +86,11 @@ export function formatJobView(view: JobView, options: JobViewFormat = {}): strin
   }
   if (view.steps && view.steps.length > 0) {
     lines.push(...renderStepTable(view.steps, view.createdAt).split('\n'));
+    if (view.stepsTruncated) {
+      lines.push(
+        `(steps read off the first ${TIMELINE_HISTORY_LIMIT.toLocaleString('en-US')} lines of the job's history; later steps are not shown: weft history ${view.id} lists every line)`,
+      );
+    }
   } else if (view.activities.length > 0) {
     lines.push(...renderActivityTable(view.activities, options.order).split('\n'));
   }

@@ -84,6 +84,11 @@ export interface JobView {
    * duration and outcome, read off the job's history (the dashboard's timeline).
    */
   steps?: TimelineStep[];
+  /**
+   * True when `steps` were read off only the first lines of the job's history
+   * (TIMELINE_HISTORY_LIMIT, 20,000): the steps after them are not there.
+   */
+  stepsTruncated?: boolean;
 }
 
 /** What {@link jobView} adds to the view on request. */
@@ -125,7 +130,7 @@ export async function jobView(
   const deadline = await tx.getCounter(deadlineRef(job.id));
   const startAt = await tx.getCounter(startAtRef(job.id));
   const item = await tx.getQueueItem(job.id);
-  const { node, instance, steps, ...part } = await models.ofJob(job).view(tx, job, {
+  const { node, instance, steps, stepsTruncated, ...part } = await models.ofJob(job).view(tx, job, {
     children: childViews,
     running,
     now,
@@ -169,6 +174,7 @@ export async function jobView(
       : null,
     ...(instance !== undefined && { instance }),
     ...(steps !== undefined && { steps }),
+    ...(stepsTruncated && { stepsTruncated }),
   };
   return { view, node };
 }

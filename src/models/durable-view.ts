@@ -43,6 +43,7 @@ export async function durableView(
           ],
     instance: instance as unknown as Json,
     ...(timeline ? { steps: timeline.steps } : {}),
+    ...(timeline?.truncated ? { stepsTruncated: true } : {}),
     node: null,
   };
 }

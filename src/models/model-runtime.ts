@@ -82,6 +82,8 @@ export interface ModelView {
   instance?: Json;
   /** Code-first, when the context asked for them: its steps in the order they ran. */
   steps?: TimelineStep[];
+  /** True when `steps` were read off only the first lines of a longer history. */
+  stepsTruncated?: boolean;
   /** This job's compositional-key node, for its parent's key. */
   node: CompositionalNode | null;
 }

@@ -283,6 +283,14 @@ describe('formatJobView', () => {
       '| release (reverts reserve) | revert            | reverting | 1        | 09:00:01.250 | running                  |          |                                 |',
       '| ship                      | task              | scheduled |          |              |                          |          |                                 |',
     ]);
+    // Steps read off only the first lines of a longer history say so, and where the rest is.
+    expect(
+      formatJobView({ ...view, stepsTruncated: true })
+        .split('\n')
+        .at(-1),
+    ).toBe(
+      "(steps read off the first 20,000 lines of the job's history; later steps are not shown: weft history J1 lists every line)",
+    );
   });
 
   it('prints the end, then each child job indented', () => {
