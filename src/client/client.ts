@@ -29,6 +29,7 @@ import { MAX_DURATION_MS } from '../graph/durations.js';
 import { Models } from '../models/models.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
 import { enqueueStart } from '../store/queue-admission.js';
+import { queuePlacement } from '../store/queue-placement.js';
 import type { DeadLetter, DefinitionRecord, JobFilter, JobRecord, Json } from '../store/records.js';
 import type { SignalOutcome, Store, StoreTx } from '../store/store.js';
 import { reportingCommits } from '../worker/commit-report.js';
@@ -625,10 +626,19 @@ export class Client {
     const source = await this.store.getJob(jobId);
     if (!source) throw new NotFoundError('job', jobId);
     const id = newId ?? this.newId();
+    // A rerun waits for a slot where its source did, as a start would.
+    const placement = await queuePlacement(this.store, jobId);
+    const enqueue = async (tx: StoreTx, rerun: Rerun) => {
+      if (placement) {
+        const now = this.clock.now();
+        await enqueueStart(tx, rerun.job.id, placement, now, now);
+      }
+      return rerun;
+    };
     if (source.model === 'durable') {
       return retryingConflicts(() =>
-        settledTransaction(this.store, (tx) =>
-          this.models.durable.rerun(tx, { source: jobId, from: activity, id }),
+        settledTransaction(this.store, async (tx) =>
+          enqueue(tx, await this.models.durable.rerun(tx, { source: jobId, from: activity, id })),
         ),
       );
     }
@@ -637,8 +647,8 @@ export class Client {
     const wf = loadWorkflow(record.definition as unknown as CompiledWorkflow);
     // Its `when` conditions are evaluated outside the transaction (expression-plan.ts).
     return retryingConflicts(() =>
-      settledTransaction(this.store, (tx) =>
-        rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() }),
+      settledTransaction(this.store, async (tx) =>
+        enqueue(tx, await rerunGraphJob(tx, { source, wf, activity, id, now: this.clock.now() })),
       ),
     );
   }
@@ -698,7 +708,7 @@ export class Client {
    * FAILURE is RUNNING again, so a worker finishes it. `NotFoundError` when there is none.
    */
   requeueDeadLetter(id: string): Promise<Requeued> {
-    return requeueDeadLetter(this.store, this.models, id);
+    return requeueDeadLetter(this.store, this.models, id, () => this.clock.now());
   }
 
   /**

@@ -5,6 +5,8 @@
  */
 import { NotFoundError } from '../core/errors.js';
 import type { Models } from '../models/models.js';
+import { enqueueStart } from '../store/queue-admission.js';
+import { queuePlacement } from '../store/queue-placement.js';
 import type { DeadLetter } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { reopenDeadLetteredJob } from '../worker/dead-letters.js';
@@ -24,6 +26,7 @@ export async function requeueDeadLetter(
   store: Store,
   models: Models,
   id: string,
+  now: () => number,
 ): Promise<Requeued> {
   return store.transaction(async (tx) => {
     const deadLetter = await tx.getDeadLetter(id);
@@ -31,6 +34,16 @@ export async function requeueDeadLetter(
     const reopened = await reopenDeadLetteredJob(tx, models, deadLetter);
     const messageId = await tx.requeueDeadLetter(id);
     if (messageId === undefined) throw new NotFoundError('dead letter', id);
+    // A job that ended gave up its queue slot: reopened, it takes one again (or waits in
+    // line for one, its work parked) where it first waited, never around the limits.
+    const job = deadLetter.job;
+    if (reopened && job !== null && !(await tx.getQueueItem(job))) {
+      const placement = await queuePlacement(tx, job);
+      if (placement) {
+        const at = now();
+        await enqueueStart(tx, job, placement, at, at, { drops: false });
+      }
+    }
     return { deadLetter, messageId, reopened };
   });
 }

@@ -29,7 +29,9 @@ export type DurableHistoryKind =
   | 'revert'
   /** A task attempt began: a worker (or an agent) claimed it. */
   | 'attempt'
-  | 'deadline';
+  | 'deadline'
+  /** The job joined a queue: its queue, key and priority (store/queue-placement.ts). */
+  | 'queued';
 
 function describeError(error: ErrorRecord): string {
   return `${error.name}: ${error.message}`;

@@ -35,7 +35,9 @@ export type GraphHistoryKind =
   /** The job was rerun from an activity: a new job keeps its results before it. */
   | 'rerun'
   /** The job's deadline passed: its started and paused activities errored, the job ended. */
-  | 'deadline';
+  | 'deadline'
+  /** The job joined a queue: its queue, key and priority (store/queue-placement.ts). */
+  | 'queued';
 
 /** What a step did to its own activity's record, as far as the history shows it. */
 export interface OwnWrite {

@@ -15,6 +15,7 @@ import type { RandomSource } from '../core/retry-policy.js';
 import type { FlowState } from '../core/states.js';
 import { expressionReads } from '../graph/expression-reads.js';
 import { scopeChain } from '../graph/scopes.js';
+import { queuedLine } from '../store/queue-placement.js';
 import type {
   ActivityRecord,
   ActivityWrite,
@@ -279,6 +280,7 @@ export class Step {
   /** Plans putting a job in line in its queue (its first messages sent parked). */
   enqueue(item: NewQueueItem): void {
     this.state.plan.enqueue.push(item);
+    this.state.plan.history.push(queuedLine(item, this.clock.now()));
   }
 
   /** Plans a durable timer (replacing one with the same key). */

@@ -22,6 +22,7 @@
  */
 import { ConflictError } from '../core/errors.js';
 import { Issued } from './issued.js';
+import { queuedLine } from './queue-placement.js';
 import { QUEUE_WAIT_BOUNDS_S, QUEUED_STREAM } from './queue-rules.js';
 import type { QueueItem, QueueRecord, QueueWaits } from './records.js';
 import type { StoreTx } from './store.js';
@@ -325,6 +326,7 @@ export async function enqueueStart(
           now,
         )
       : undefined;
+  writes.add(tx.appendHistory([queuedLine(item, now)]));
   if (charged && plan && plan.admit.length > 0) {
     writes.add(tx.enqueue({ ...item, admittedAt: now }));
     writes.add(tx.putQueue(withPlan(charged, plan, now)));
