@@ -24,7 +24,7 @@ import { ConflictError } from '../core/errors.js';
 import { Issued } from './issued.js';
 import { queuedLine } from './queue-placement.js';
 import { QUEUE_WAIT_BOUNDS_S, QUEUED_STREAM } from './queue-rules.js';
-import type { QueueItem, QueueRecord, QueueWaits } from './records.js';
+import type { NewQueueItem, QueueItem, QueueRecord, QueueWaits } from './records.js';
 import type { StoreTx } from './store.js';
 
 /** How many waiting items one admission reads (per order: by priority, and oldest). */
@@ -351,6 +351,27 @@ function chargedQueue(queue: QueueRecord, key: string, now: number, drops: boole
     );
   }
   return { ...queue, ...charge, updatedAt: now };
+}
+
+/**
+ * Charges jobs a step puts in line (a graph `await`'s children, `UnitOfWork.enqueue`) to
+ * the rates of those of their queues whose `throttle` is `drop`, as `enqueueStart` charges
+ * a child it is given: never refused, the limiter pushed on. Queues that wait charge at
+ * admission instead, and are left alone. One lock and one write per queue.
+ */
+export async function chargeEnqueued(
+  tx: StoreTx,
+  items: readonly Pick<NewQueueItem, 'queue' | 'key' | 'availableAt'>[],
+): Promise<void> {
+  const names = [...new Set(items.map((item) => item.queue))];
+  for (const name of names) {
+    let queue = await tx.lockQueue(name);
+    if (queue?.throttle !== 'drop') continue;
+    for (const item of items) {
+      if (item.queue === name) queue = chargedQueue(queue, item.key, item.availableAt, false);
+    }
+    await tx.putQueue(queue);
+  }
 }
 
 /** Whether a plan changed the queue's state (so its row is written). */

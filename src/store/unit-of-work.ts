@@ -9,6 +9,7 @@
 import { InvalidStateError, LeaseLostError, WeftError } from '../core/errors.js';
 import { counterKeyText } from './counter-key.js';
 import { Issued } from './issued.js';
+import { chargeEnqueued } from './queue-admission.js';
 import type { CounterRef, Store, StoreTx, UnitOfWork } from './store.js';
 import { yieldIfDue } from './yield-point.js';
 
@@ -81,6 +82,7 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   );
   if (unit.history?.length) issued.add(tx.appendHistory(unit.history));
   await issued.settled();
+  if (unit.enqueue?.length) await chargeEnqueued(tx, unit.enqueue);
 
   if (acked && !(await acked)) {
     const { stream, id, consumer } = unit.ack as NonNullable<UnitOfWork['ack']>;

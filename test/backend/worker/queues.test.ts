@@ -252,6 +252,32 @@ describe('queues', () => {
     expect(view.waits.count).toBe(3);
   });
 
+  it('children an await activity starts on a drop queue are charged to its rate, never refused', async () => {
+    await client.deploy(
+      compileWorkflow(
+        `${WORK.replace('workflow: work', 'workflow: hook-work')}queue:\n  name: hooks\n  rate: 2/60s\n  throttle: drop\n`,
+      ),
+    );
+    const children = ['a', 'b', 'c']
+      .map((n) => `  ${n}: { kind: await, workflow: hook-work, input: "{ 'name': '${n}' }" }`)
+      .join('\n');
+    await client.deploy(
+      compileWorkflow(
+        `workflow: hook-fan\nactivities:\n  start: { kind: trigger }\n${children}\ntransitions:\n  start: [a, b, c]\n`,
+      ),
+    );
+    holdMs = 1;
+    await startWorkers(1);
+    const job = await client.start('hook-fan', {});
+    // Three children over a rate of two: none refused, all run.
+    expect((await client.result(job.id, { wait: true, timeoutMs: 60_000 })).state).toBe('SUCCESS');
+    expect(runs.map((r) => r.name).sort()).toEqual(['a', 'b', 'c']);
+    // They used the rate up: a start of one's own now is refused.
+    const refused = await client.start('hook-work', { name: 'd' }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.code).toBe('RATE_LIMITED');
+  });
+
   it('runs lower priorities first, first in first out within one', async () => {
     await client.queues.create({ name: 'one', concurrency: 1 });
     const ids = [];
