@@ -185,8 +185,17 @@ export interface StoreTx {
    * same message. Messages past `maxDeliveries` go to the dead-letter stream instead.
    */
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
-  /** Up to `limit` messages of `stream` claimable at `now`, oldest first (as a claim takes them), left unclaimed. */
-  claimableMessages(stream: string, now: number, limit: number): Promise<StreamMessage[]>;
+  /**
+   * Up to `limit` messages of `stream` claimable at `now`, oldest first (as a claim takes
+   * them), left unclaimed; with `after` (a message this returned), those after it in that
+   * order, to page on.
+   */
+  claimableMessages(
+    stream: string,
+    now: number,
+    limit: number,
+    after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+  ): Promise<StreamMessage[]>;
   /**
    * Claims these messages of `stream` for `options.consumer`, as {@link claim} does, for a
    * claim through a queue (store/task-queue-claim.ts): while its lease lives each counts

@@ -29,8 +29,14 @@ import {
 import type { Json, QueueItem, StreamMessage } from './records.js';
 import type { StoreTx } from './store.js';
 
-/** How many claimable messages of a stream one claim through a queue looks at. */
+/** How many claimable messages of a stream one claim through a queue reads at a time. */
 export const QUEUED_CLAIM_WINDOW = 200;
+/**
+ * How many it looks at in all before it gives up for now: when the oldest are all of
+ * keys at their limits, it reads on past them (a window at a time) to the keys that have
+ * room, so one busy key does not hide the others behind it.
+ */
+export const QUEUED_CLAIM_SCAN = 2_000;
 
 /** A task's queue, as the worker that claims its attempts knows it. */
 export interface TaskQueuePlace {
@@ -59,33 +65,47 @@ export async function claimThroughQueue(
 ): Promise<QueuedClaim> {
   if (options.max <= 0) return { claimed: [] };
   const queue = await tx.lockQueue(place.queue);
-  const candidates = await tx.claimableMessages(
-    stream,
-    now,
-    Math.min(QUEUED_CLAIM_WINDOW, options.max * 8 + 8),
-  );
-  if (candidates.length === 0) return { claimed: [] };
+  const window = Math.min(QUEUED_CLAIM_WINDOW, options.max * 8 + 8);
+  let page = await tx.claimableMessages(stream, now, window);
+  if (page.length === 0) return { claimed: [] };
   const held = await tx.queueHeld(place.queue, now);
-  const keys = new Map<string, string>();
-  const items: QueueItem[] = [];
-  for (const [seq, message] of candidates.entries()) {
-    const key = place.keyOf ? await place.keyOf(message.payload) : '';
-    keys.set(message.id, key);
-    items.push({
-      job: message.id,
-      queue: place.queue,
-      key,
-      priority: 0,
-      seq,
-      state: 'waiting',
-      enqueuedAt: message.createdAt,
-      availableAt: message.availableAt,
-      admittedAt: null,
-    });
-  }
   // Attempts wait for a rate, never dropped: a drop queue's rates apply here too.
   const limits: AdmissionQueue = queue ? { ...queue, throttle: 'wait' } : UNLIMITED;
-  const plan = planAdmission(limits, items, held, now, options.max);
+  const keys = new Map<string, string>();
+  const items: QueueItem[] = [];
+  let plan: ReturnType<typeof planAdmission>;
+  for (;;) {
+    for (const message of page) {
+      const key = place.keyOf ? await place.keyOf(message.payload) : '';
+      keys.set(message.id, key);
+      items.push({
+        job: message.id,
+        queue: place.queue,
+        key,
+        priority: 0,
+        seq: items.length,
+        state: 'waiting',
+        enqueuedAt: message.createdAt,
+        availableAt: message.availableAt,
+        admittedAt: null,
+      });
+    }
+    plan = planAdmission(limits, items, held, now, options.max);
+    // Read on only while what was read leaves room it cannot fill: a full window whose
+    // keys are all at their limits. A rate that holds back every key (the queue's own,
+    // with no per-key rate) would hold back the rest too.
+    const last = page.at(-1);
+    if (
+      plan.admit.length >= options.max ||
+      page.length < window ||
+      (plan.rateWaitUntil !== undefined && limits.keyRateLimit === null) ||
+      items.length >= QUEUED_CLAIM_SCAN ||
+      !last
+    ) {
+      break;
+    }
+    page = await tx.claimableMessages(stream, now, window, last);
+  }
   const claimed =
     plan.admit.length === 0
       ? []

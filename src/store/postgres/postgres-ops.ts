@@ -34,6 +34,7 @@ import type {
   RetentionRecord,
   ScheduleRecord,
   StoreTx,
+  StreamMessage,
 } from '../store.js';
 import { activities } from './ops/activities.js';
 import type { Db } from './ops/context.js';
@@ -164,8 +165,13 @@ export class PostgresStoreTx implements StoreTx {
   claim(stream: string, options: ClaimOptions) {
     return this.invoke(ONE, (db) => streams.claim(db, stream, options));
   }
-  claimableMessages(stream: string, now: number, limit: number) {
-    return this.invoke(ONE, (db) => streams.claimableMessages(db, stream, now, limit));
+  claimableMessages(
+    stream: string,
+    now: number,
+    limit: number,
+    after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+  ) {
+    return this.invoke(ONE, (db) => streams.claimableMessages(db, stream, now, limit, after));
   }
   claimQueued(stream: string, picks: readonly QueuedPick[], options: QueuedClaimOptions) {
     return this.invoke(ONE, (db) => streams.claimQueued(db, stream, picks, options));

@@ -33,6 +33,7 @@ import type {
   RetentionRecord,
   ScheduleRecord,
   StoreTx,
+  StreamMessage,
 } from '../store.js';
 import { SqliteActivities } from './ops/activities.js';
 import type { OpsContext } from './ops/context.js';
@@ -247,8 +248,13 @@ export class BoundStoreTx implements StoreTx {
   claim(stream: string, options: ClaimOptions) {
     return this.invoke(W, () => this.ops.streams.claim(stream, options));
   }
-  claimableMessages(stream: string, now: number, limit: number) {
-    return this.invoke(R, () => this.ops.streams.claimableMessages(stream, now, limit));
+  claimableMessages(
+    stream: string,
+    now: number,
+    limit: number,
+    after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+  ) {
+    return this.invoke(R, () => this.ops.streams.claimableMessages(stream, now, limit, after));
   }
   claimQueued(stream: string, picks: readonly QueuedPick[], options: QueuedClaimOptions) {
     return this.invoke(W, () => this.ops.streams.claimQueued(stream, picks, options));

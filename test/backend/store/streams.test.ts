@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { openStore } from '../../../src/store/open-store.js';
-import type { Store } from '../../../src/store/store.js';
+import type { Json, Store } from '../../../src/store/store.js';
 import { claimThroughQueue } from '../../../src/store/task-queue-claim.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
@@ -226,6 +226,53 @@ describe('claim', () => {
     } finally {
       await Promise.all(others.map((o) => o.close()));
     }
+  });
+
+  it('pages the claimable messages after one it returned, in claim order', async () => {
+    const ids = await appendN(5);
+    const first = await store.claimableMessages('s', clock.now(), 2);
+    expect(first.map((m) => m.id)).toEqual(ids.slice(0, 2));
+    const next = await store.claimableMessages('s', clock.now(), 2, first.at(-1));
+    expect(next.map((m) => m.id)).toEqual(ids.slice(2, 4));
+    const last = await store.claimableMessages('s', clock.now(), 2, next.at(-1));
+    expect(last.map((m) => m.id)).toEqual(ids.slice(4));
+  });
+
+  it('a claim through a queue reads past a busy key at its limit to the keys behind it', async () => {
+    // 500 messages of key a (one at a time), then one of key b: more than a window.
+    await store.append([
+      ...Array.from({ length: 500 }, () => ({ stream: 's', payload: { key: 'a' } })),
+      { stream: 's', payload: { key: 'b' } },
+    ]);
+    await store.transaction((tx) =>
+      tx.putQueue({
+        name: 'q',
+        concurrency: null,
+        keyConcurrency: 1,
+        rateLimit: null,
+        ratePeriodMs: null,
+        keyRateLimit: null,
+        keyRatePeriodMs: null,
+        throttle: 'wait',
+        agingMs: 0,
+        rateTat: 0,
+        keyTats: {},
+        lastKey: null,
+        waits: { count: 0, sumMs: 0, buckets: [] },
+        source: 'test',
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      }),
+    );
+    const place = { queue: 'q', keyOf: (payload: Json) => (payload as { key: string }).key };
+    const claim = (consumer: string) =>
+      store.transaction((tx) =>
+        claimThroughQueue(tx, 's', place, { consumer, leaseMs: 60_000, max: 4 }, clock.now()),
+      );
+    const first = await claim('c1');
+    expect(first.claimed.map((m) => m.payload)).toEqual([{ key: 'a' }, { key: 'b' }]);
+    // Key a holds its one slot and b's only message is taken: nothing more to claim.
+    expect((await claim('c2')).claimed).toEqual([]);
   });
 
   it('does not deliver a message before its availableAt', async () => {

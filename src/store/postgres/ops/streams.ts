@@ -127,6 +127,12 @@ const CLAIMABLE = sql(
   `SELECT ${M_COLUMNS} FROM weft_messages m
    WHERE m.stream = $1 AND m.available_at <= $2 ORDER BY m.available_at, m.id LIMIT $3`,
 );
+const CLAIMABLE_AFTER = sql(
+  'message_claimable_after',
+  `SELECT ${M_COLUMNS} FROM weft_messages m
+   WHERE m.stream = $1 AND m.available_at <= $2 AND (m.available_at, m.id) > ($4, $5)
+   ORDER BY m.available_at, m.id LIMIT $3`,
+);
 // Claims picked messages through a queue: each keeps the queue and its key while held.
 // One still claimable by `now` only (another claim may have taken it meanwhile).
 const CLAIM_QUEUED = sql(
@@ -347,8 +353,18 @@ export const streams = {
     stream: string,
     now: number,
     limit: number,
+    after?: Pick<StreamMessage, 'id' | 'availableAt'>,
   ): Promise<StreamMessage[]> {
-    return (await db.rows<MessageRow>(CLAIMABLE, [stream, now, limit])).map(toMessage);
+    const rows = after
+      ? await db.rows<MessageRow>(CLAIMABLE_AFTER, [
+          stream,
+          now,
+          limit,
+          after.availableAt,
+          toRowId(after.id) ?? '0',
+        ])
+      : await db.rows<MessageRow>(CLAIMABLE, [stream, now, limit]);
+    return rows.map(toMessage);
   },
 
   /** Claims picked messages of `stream` through queue `queue`, each under its key. */

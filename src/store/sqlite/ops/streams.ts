@@ -131,6 +131,9 @@ export class SqliteStreams {
         RETURNING ${COLUMNS}`),
       claimable: p(`SELECT ${COLUMNS} FROM weft_messages
         WHERE stream = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?`),
+      claimableAfter: p(`SELECT ${COLUMNS} FROM weft_messages
+        WHERE stream = ? AND available_at <= ? AND (available_at, id) > (?, ?)
+        ORDER BY available_at, id LIMIT ?`),
       claimOne: p(`UPDATE weft_messages
         SET consumer = @consumer, deliveries = deliveries + 1, lease_until = @until,
           available_at = @until, queue = @queue, queue_key = @key
@@ -255,8 +258,16 @@ export class SqliteStreams {
   }
 
   /** Up to `limit` messages of `stream` claimable at `now`, oldest first, left unclaimed. */
-  claimableMessages(stream: string, now: number, limit: number): StreamMessage[] {
-    return (this.st('claimable').all(stream, now, limit) as MessageRow[]).map(toMessage);
+  claimableMessages(
+    stream: string,
+    now: number,
+    limit: number,
+    after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+  ): StreamMessage[] {
+    const rows = after
+      ? this.st('claimableAfter').all(stream, now, after.availableAt, toRowId(after.id) ?? 0, limit)
+      : this.st('claimable').all(stream, now, limit);
+    return (rows as MessageRow[]).map(toMessage);
   }
 
   /** Claims picked messages of `stream` through queue `options.queue`, each under its key. */
