@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { openStore } from '../../../src/store/open-store.js';
-import type { Json, Store } from '../../../src/store/store.js';
+import type { Json, QueueRecord, Store } from '../../../src/store/store.js';
 import { claimThroughQueue } from '../../../src/store/task-queue-claim.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
@@ -185,26 +185,7 @@ describe('claim', () => {
   it('claims through a queue hold its concurrency across two streams and concurrent stores', async () => {
     await appendN(20);
     await store.append(Array.from({ length: 20 }, (_, i) => ({ stream: 't', payload: i })));
-    await store.transaction((tx) =>
-      tx.putQueue({
-        name: 'q',
-        concurrency: 5,
-        keyConcurrency: null,
-        rateLimit: null,
-        ratePeriodMs: null,
-        keyRateLimit: null,
-        keyRatePeriodMs: null,
-        throttle: 'wait',
-        agingMs: 0,
-        rateTat: 0,
-        keyTats: {},
-        lastKey: null,
-        waits: { count: 0, sumMs: 0, buckets: [] },
-        source: 'test',
-        createdAt: clock.now(),
-        updatedAt: clock.now(),
-      }),
-    );
+    await putQueue({ concurrency: 5 });
     const others = await Promise.all(Array.from({ length: 4 }, () => openStore(url, { clock })));
     try {
       const got = await Promise.all(
@@ -244,26 +225,7 @@ describe('claim', () => {
       ...Array.from({ length: 500 }, () => ({ stream: 's', payload: { key: 'a' } })),
       { stream: 's', payload: { key: 'b' } },
     ]);
-    await store.transaction((tx) =>
-      tx.putQueue({
-        name: 'q',
-        concurrency: null,
-        keyConcurrency: 1,
-        rateLimit: null,
-        ratePeriodMs: null,
-        keyRateLimit: null,
-        keyRatePeriodMs: null,
-        throttle: 'wait',
-        agingMs: 0,
-        rateTat: 0,
-        keyTats: {},
-        lastKey: null,
-        waits: { count: 0, sumMs: 0, buckets: [] },
-        source: 'test',
-        createdAt: clock.now(),
-        updatedAt: clock.now(),
-      }),
-    );
+    await putQueue({ keyConcurrency: 1 });
     const place = { queue: 'q', keyOf: (payload: Json) => (payload as { key: string }).key };
     const claim = (consumer: string) =>
       store.transaction((tx) =>
@@ -288,6 +250,29 @@ describe('claim', () => {
     expect(await store.claim('empty', { consumer: 'c', leaseMs: 100 })).toEqual([]);
   });
 });
+
+/** Stores queue `q` with these limits and no others. */
+function putQueue(limits: Partial<QueueRecord>): Promise<void> {
+  return store.putQueue({
+    name: 'q',
+    concurrency: null,
+    keyConcurrency: null,
+    rateLimit: null,
+    ratePeriodMs: null,
+    keyRateLimit: null,
+    keyRatePeriodMs: null,
+    throttle: 'wait',
+    agingMs: 0,
+    rateTat: 0,
+    keyTats: {},
+    lastKey: null,
+    waits: { count: 0, sumMs: 0, buckets: [] },
+    source: 'test',
+    createdAt: clock.now(),
+    updatedAt: clock.now(),
+    ...limits,
+  });
+}
 
 describe('leases', () => {
   it('an expired lease is delivered again, and the old holder can no longer ack', async () => {
