@@ -1,0 +1,386 @@
+/**
+ * Redis streams (docs/store-redis.md, section 3): a message is a hash,
+ * `weft:{p}:msg:<id>`; a stream is three sorted sets of its messages — `due` by the time
+ * each is claimable (its `availableAt`, or its lease end while held: SQLite's model, so
+ * "claimable" is one range of one index whether a message was never claimed, given back,
+ * or its lease ran out), `held` by lease end (what `maxHeld` counts), `ids` by id — and a
+ * job's messages are a sorted set too. Leases and delays are times of the store's
+ * injected clock, never Redis's own.
+ *
+ * A claim runs at once, as its own script (two workers never pick the same message, and
+ * never wait for each other's commit), and inside a transaction leaves an undo that gives
+ * the messages back as they were should the transaction roll back or run again. Appends,
+ * acks, releases and lease extensions are buffered and applied by the commit script,
+ * which checks that each message acked or extended is still held by its consumer: the
+ * child messages and the parent's ack are one atomic step (the chain of custody).
+ */
+import { NotImplementedError } from '../../../core/errors.js';
+import { checkMissedAck } from '../../claim-move.js';
+import type { ClaimOptions, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
+import { after, appendsHeld, countOption, DEFAULT_PAGE } from '../../stream-options.js';
+import {
+  globalKeys as G,
+  idOf,
+  partitionKeys as K,
+  member,
+  SINGLE_PARTITION,
+} from '../keys.js';
+import type { RedisTx } from '../redis-tx.js';
+
+/** Phase 1: every stream lives in the one partition. */
+const P = SINGLE_PARTITION;
+
+/** A message id as the store makes them, or undefined for text that cannot be one. */
+function validId(id: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(id);
+}
+
+/** The message a hash holds; undefined when it is gone. */
+function toMessage(id: string, fields: Map<string, string>): StreamMessage | undefined {
+  const stream = fields.get('stream');
+  if (stream === undefined) return undefined;
+  const num = (name: string) => {
+    const text = fields.get(name);
+    return text === undefined ? null : Number(text);
+  };
+  const lastError = fields.get('lastError');
+  return {
+    id,
+    stream,
+    payload: JSON.parse(fields.get('payload') ?? 'null') as Json,
+    job: fields.get('job') ?? null,
+    deliveries: num('deliveries') ?? 0,
+    consumer: fields.get('consumer') ?? null,
+    leaseUntil: num('leaseUntil'),
+    createdAt: num('createdAt') ?? 0,
+    availableAt: num('availableAt') ?? 0,
+    lastError: lastError === undefined ? null : (JSON.parse(lastError) as ErrorRecord),
+  };
+}
+
+/** Reads messages by id, as this transaction sees them, leaving out those gone. */
+async function read(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
+  const found = await Promise.all(
+    ids.map(async (id) => toMessage(id, await tx.hgetall(K.message(P, id)))),
+  );
+  return found.filter((m): m is StreamMessage => m !== undefined);
+}
+
+/** Reads messages from Redis as they are now (after a claim's script changed them). */
+async function readFresh(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
+  const pipeline = tx.redis.pipeline();
+  for (const id of ids) pipeline.hgetall(K.message(P, id));
+  const replies = (await pipeline.exec()) ?? [];
+  const out: StreamMessage[] = [];
+  ids.forEach((id, i) => {
+    const [error, fields] = replies[i] ?? [];
+    if (error) throw error;
+    const message = toMessage(id, new Map(Object.entries(fields as Record<string, string>)));
+    if (message) out.push(message);
+  });
+  return out;
+}
+
+/** Appends messages; ids are taken now (a rolled-back append leaves a gap). */
+export async function append(tx: RedisTx, messages: NewMessage[]): Promise<string[]> {
+  if (messages.length === 0) return [];
+  const now = tx.now();
+  // Made into text first, so a payload that is not JSON fails before an id is taken.
+  const payloads = messages.map((m) => JSON.stringify(m.payload ?? null));
+  const last = await tx.redis.incrby(G.messageIds, messages.length);
+  const ids = messages.map((_, i) => String(last - messages.length + 1 + i));
+  messages.forEach((m, i) => {
+    const id = ids[i] as string;
+    const held = m.claim !== undefined && appendsHeld(m, now);
+    const until = held ? after(now, m.claim?.leaseMs) : undefined;
+    const availableAt = until ?? Math.round(m.availableAt ?? now);
+    const fields: [string, string][] = [
+      ['stream', m.stream],
+      ['payload', payloads[i] as string],
+      ['createdAt', String(now)],
+      ['availableAt', String(availableAt)],
+      ['deliveries', held ? '1' : '0'],
+    ];
+    if (m.job) fields.push(['job', m.job]);
+    if (held) {
+      fields.push(['consumer', m.claim?.consumer as string], ['leaseUntil', String(until)]);
+    }
+    const at = member(id);
+    tx.hset(K.message(P, id), fields);
+    tx.member(K.due(P, m.stream), at, availableAt);
+    tx.member(K.ids(P, m.stream), at, Number(id));
+    tx.member(K.streams(P), m.stream, 0);
+    if (m.job) tx.member(K.jobMessages(P, m.job), at, Number(id));
+    if (held) tx.member(K.held(P, m.stream), at, until as number);
+    // A message appended held needs no notice: nobody else could claim it.
+    else tx.notify(`stream:${m.stream}`);
+  });
+  return ids;
+}
+
+/** Claims up to `max` claimable messages now (see the file's comment). */
+export async function claim(
+  tx: RedisTx,
+  stream: string,
+  options: ClaimOptions,
+): Promise<StreamMessage[]> {
+  if (options.maxDeliveries !== undefined) {
+    throw new NotImplementedError('claim with maxDeliveries (dead letters)', 'redis');
+  }
+  const max = countOption(options.max, 1);
+  if (max === 0) return [];
+  const now = tx.now();
+  const until = after(now, options.leaseMs);
+  const keys = [K.due(P, stream), K.held(P, stream)];
+  const prefix = K.message(P, '');
+  const reply = await tx.redis.weftClaim(
+    2,
+    ...keys,
+    String(now),
+    String(max),
+    options.consumer,
+    String(until),
+    options.maxHeld === undefined ? '' : String(Math.max(0, Math.floor(options.maxHeld))),
+    prefix,
+  );
+  if (reply.length === 0) return [];
+  const ids: string[] = [];
+  const previous = new Map<string, string>();
+  for (let i = 0; i < reply.length; i += 4) {
+    const id = reply[i] as string;
+    ids.push(id);
+    if (reply[i + 1]) previous.set(id, reply[i + 1] as string);
+  }
+  tx.onRollback(async () => {
+    await tx.redis.weftUnclaim(
+      2,
+      ...keys,
+      options.consumer,
+      String(until),
+      prefix,
+      ...reply,
+    );
+  });
+  for (const id of ids) tx.forget(K.message(P, id));
+  const messages = await readFresh(tx, ids);
+  return messages
+    .sort((a, b) => Number(a.id) - Number(b.id))
+    .map((m) => {
+      const before = previous.get(m.id);
+      return before === undefined ? m : { ...m, previousConsumer: before };
+    });
+}
+
+/** Up to `limit` messages claimable at `now`, oldest first, left unclaimed. */
+export async function claimableMessages(
+  tx: RedisTx,
+  stream: string,
+  now: number,
+  limit: number,
+): Promise<StreamMessage[]> {
+  const count = countOption(limit, DEFAULT_PAGE);
+  if (count === 0) return [];
+  const members = await tx.redis.zrangebyscore(
+    K.due(P, stream),
+    '-inf',
+    Math.round(now),
+    'LIMIT',
+    0,
+    count,
+  );
+  return read(tx, members.map(idOf));
+}
+
+/**
+ * Whether `consumer` holds message `id` of `stream`, as the commit will check it; the
+ * message's fields when it does.
+ */
+async function holding(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+): Promise<'held' | { consumer: string | null; deliveries: number } | undefined> {
+  if (!validId(id)) return undefined;
+  const key = K.message(P, id);
+  const holder = await tx.hgetChecked(key, 'consumer');
+  const [storedStream, deliveries] = await tx.hmget(key, ['stream', 'deliveries']);
+  if (storedStream !== stream) return undefined;
+  if (holder === consumer) return 'held';
+  return { consumer: holder ?? null, deliveries: Number(deliveries ?? 0) };
+}
+
+/** Deletes a message and its index entries at commit. */
+async function drop(tx: RedisTx, stream: string, id: string): Promise<void> {
+  const key = K.message(P, id);
+  const job = await tx.hget(key, 'job');
+  const at = member(id);
+  tx.deleteKey(key);
+  tx.member(K.due(P, stream), at, null);
+  tx.member(K.held(P, stream), at, null);
+  tx.member(K.ids(P, stream), at, null);
+  if (job) tx.member(K.jobMessages(P, job), at, null);
+}
+
+/** Completes a message `consumer` holds (the claim machine's CLAIMED → COMPLETE). */
+export async function ack(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+): Promise<boolean> {
+  const state = await holding(tx, stream, id, consumer);
+  if (state === 'held') {
+    await drop(tx, stream, id);
+    return true;
+  }
+  checkMissedAck(stream, id, state);
+  return false;
+}
+
+/** Acks several messages; returns those `consumer` still held. */
+export async function ackMany(
+  tx: RedisTx,
+  stream: string,
+  ids: string[],
+  consumer: string,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of ids) if (await ack(tx, stream, id, consumer)) out.push(id);
+  return out;
+}
+
+/** Extends the leases `consumer` still holds; returns those ids. */
+export async function extendLease(
+  tx: RedisTx,
+  stream: string,
+  ids: string[],
+  consumer: string,
+  leaseMs: number,
+): Promise<string[]> {
+  const until = after(tx.now(), leaseMs);
+  const out: string[] = [];
+  for (const id of ids) {
+    if ((await holding(tx, stream, id, consumer)) !== 'held') continue;
+    const at = member(id);
+    tx.hset(K.message(P, id), [
+      ['leaseUntil', String(until)],
+      ['availableAt', String(until)],
+    ]);
+    tx.member(K.due(P, stream), at, until);
+    tx.member(K.held(P, stream), at, until);
+    out.push(id);
+  }
+  return out;
+}
+
+/** Gives a held message back, claimable after `delayMs`, keeping `lastError` with it. */
+export async function release(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+  delayMs?: number,
+  lastError?: ErrorRecord,
+): Promise<boolean> {
+  if ((await holding(tx, stream, id, consumer)) !== 'held') return false;
+  const at = after(tx.now(), delayMs);
+  const fields: [string, string | null][] = [
+    ['consumer', null],
+    ['leaseUntil', null],
+    ['availableAt', String(at)],
+  ];
+  if (lastError !== undefined) fields.push(['lastError', JSON.stringify(lastError)]);
+  tx.hset(K.message(P, id), fields);
+  tx.member(K.due(P, stream), member(id), at);
+  tx.member(K.held(P, stream), member(id), null);
+  tx.notify(`stream:${stream}`);
+  return true;
+}
+
+/** Deletes messages whoever holds them. */
+export async function remove(tx: RedisTx, stream: string, ids: string[]): Promise<number> {
+  let removed = 0;
+  for (const id of new Set(ids)) {
+    if (!validId(id)) continue;
+    if ((await tx.hget(K.message(P, id), 'stream')) !== stream) continue;
+    await drop(tx, stream, id);
+    removed++;
+  }
+  return removed;
+}
+
+/** Makes expired leases claimable now (dead-lettering is not built yet). */
+export async function reclaimExpired(
+  tx: RedisTx,
+  stream: string,
+  options: { maxDeliveries?: number } = {},
+): Promise<{ reclaimed: number; deadLettered: number }> {
+  if (options.maxDeliveries !== undefined) {
+    throw new NotImplementedError('reclaimExpired with maxDeliveries (dead letters)', 'redis');
+  }
+  const now = tx.now();
+  const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
+  let reclaimed = 0;
+  for (const at of expired) {
+    const id = idOf(at);
+    const key = K.message(P, id);
+    // Checked at commit: a lease extended meanwhile is not taken away.
+    const lease = await tx.hgetChecked(key, 'leaseUntil');
+    const holder = await tx.hgetChecked(key, 'consumer');
+    if (holder === undefined || lease === undefined || Number(lease) > now) continue;
+    tx.hset(key, [
+      ['consumer', null],
+      ['leaseUntil', null],
+    ]);
+    tx.member(K.held(P, stream), at, null);
+    reclaimed++;
+  }
+  if (reclaimed > 0) tx.notify(`stream:${stream}`);
+  return { reclaimed, deadLettered: 0 };
+}
+
+/** Messages of one stream (or all), as this transaction sees them. */
+export async function countMessages(tx: RedisTx, stream?: string): Promise<number> {
+  const streams =
+    stream === undefined
+      ? [
+          ...new Set([
+            ...(await tx.redis.zrange(K.streams(P), 0, -1)),
+            ...[...tx.ownMembers(K.streams(P)).keys()],
+          ]),
+        ]
+      : [stream];
+  let total = 0;
+  for (const name of streams) {
+    total += await tx.redis.zcard(K.ids(P, name));
+    for (const score of tx.ownMembers(K.ids(P, name)).values()) total += score === null ? -1 : 1;
+  }
+  return total;
+}
+
+/** Messages in id order without claiming them. */
+export async function peek(tx: RedisTx, stream: string, limit?: number): Promise<StreamMessage[]> {
+  const count = countOption(limit, DEFAULT_PAGE);
+  if (count === 0) return [];
+  const own = tx.ownMembers(K.ids(P, stream));
+  const stored = await tx.redis.zrange(K.ids(P, stream), 0, count - 1 + own.size);
+  const members = new Set(stored);
+  for (const [at, score] of own) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  const ids = [...members].sort().slice(0, count).map(idOf);
+  return read(tx, ids);
+}
+
+/** Every message of a job, waiting or held, in id order. */
+export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessage[]> {
+  const key = K.jobMessages(P, job);
+  const members = new Set(await tx.redis.zrange(key, 0, -1));
+  for (const [at, score] of tx.ownMembers(key)) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  return read(tx, [...members].sort().map(idOf));
+}

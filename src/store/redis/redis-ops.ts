@@ -1,0 +1,209 @@
+/**
+ * The Store operations on Redis, each run through `invoke`: inside an open transaction
+ * on its attempt ({@link RedisTx}), else in a transaction of its own. The operations
+ * phase 1 does not build yet throw `NotImplementedError` naming themselves (unbuilt.ts).
+ */
+import type { FlowState } from '../../core/states.js';
+import type { NewDefinition } from '../definition-version.js';
+import type {
+  ActivityRecord,
+  ActivityWrite,
+  ClaimOptions,
+  CounterRef,
+  DefinitionRecord,
+  HistoryEntry,
+  HistoryQuery,
+  JobCounts,
+  JobFilter,
+  JobPatch,
+  JobRecord,
+  JournalEntry,
+  Json,
+  ErrorRecord,
+  NewHistoryEntry,
+  NewJob,
+  NewMessage,
+  StreamMessage,
+} from '../records.js';
+import type { ActivityKey, CounterAdd, StoreTx } from '../store.js';
+import * as activities from './ops/activities.js';
+import * as counters from './ops/counters.js';
+import * as definitions from './ops/definitions.js';
+import * as history from './ops/history.js';
+import * as jobs from './ops/jobs.js';
+import * as journal from './ops/journal.js';
+import * as streams from './ops/streams.js';
+import type { RedisTx } from './redis-tx.js';
+import { unbuiltOperations } from './unbuilt.js';
+
+/** Runs an operation on the open transaction's attempt, or in one of its own. */
+export type Invoke = <T>(op: (tx: RedisTx) => Promise<T> | T) => Promise<T>;
+
+/** The operations built so far. */
+export class RedisOps {
+  constructor(protected readonly invoke: Invoke) {}
+
+  // ── jobs ──
+  createJob(job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
+    return this.invoke((tx) => jobs.createJob(tx, job));
+  }
+  getJob(id: string): Promise<JobRecord | undefined> {
+    return this.invoke((tx) => jobs.getJob(tx, id));
+  }
+  lockJob(id: string): Promise<JobRecord | undefined> {
+    return this.invoke((tx) => jobs.lockJob(tx, id));
+  }
+  lockJobs(ids: string[]): Promise<JobRecord[]> {
+    return this.invoke((tx) => jobs.lockJobs(tx, ids));
+  }
+  setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean> {
+    return this.invoke((tx) => jobs.setJobState(tx, id, from, to, patch));
+  }
+  updateJob(id: string, patch: JobPatch): Promise<void> {
+    return this.invoke((tx) => jobs.updateJob(tx, id, patch));
+  }
+  setJobInput(id: string, input: Json): Promise<void> {
+    return this.invoke((tx) => jobs.setJobInput(tx, id, input));
+  }
+  listJobs(filter?: JobFilter): Promise<JobRecord[]> {
+    return this.invoke((tx) => jobs.listJobs(tx, filter));
+  }
+  countJobs(filter?: JobFilter): Promise<JobCounts> {
+    return this.invoke((tx) => jobs.countJobs(tx, filter));
+  }
+  lastStep(): Promise<number> {
+    return this.invoke((tx) => history.lastStep(tx));
+  }
+
+  // ── journals ──
+  appendJournal(entries: JournalEntry[]): Promise<void> {
+    return this.invoke((tx) => journal.appendJournal(tx, entries));
+  }
+  readJournal(job: string, afterSeq?: number): Promise<JournalEntry[]> {
+    return this.invoke((tx) => journal.readJournal(tx, job, afterSeq));
+  }
+
+  // ── definitions ──
+  putDefinition(def: NewDefinition): Promise<DefinitionRecord> {
+    return this.invoke((tx) => definitions.putDefinition(tx, def));
+  }
+  getDefinition(workflow: string, version?: number): Promise<DefinitionRecord | undefined> {
+    return this.invoke((tx) => definitions.getDefinition(tx, workflow, version));
+  }
+  listDefinitions(): Promise<DefinitionRecord[]> {
+    return this.invoke((tx) => definitions.listDefinitions(tx));
+  }
+
+  // ── counters ──
+  addCounter(ref: CounterRef, delta: bigint, initial?: bigint): Promise<bigint> {
+    return this.invoke((tx) => counters.addCounter(tx, ref, delta, initial));
+  }
+  getCounter(ref: CounterRef): Promise<bigint | undefined> {
+    return this.invoke((tx) => counters.getCounter(tx, ref));
+  }
+  listCounters(job: string): Promise<Map<string, bigint>> {
+    return this.invoke((tx) => counters.listCounters(tx, job));
+  }
+  countersOfJobs(
+    jobIds: string[],
+    dimensions?: string[],
+  ): Promise<{ ref: CounterRef; value: bigint }[]> {
+    return this.invoke((tx) => counters.countersOfJobs(tx, jobIds, dimensions));
+  }
+  getCounters(refs: CounterRef[]): Promise<(bigint | undefined)[]> {
+    return this.invoke((tx) => counters.getCounters(tx, refs));
+  }
+  addCounters(adds: CounterAdd[]): Promise<bigint[]> {
+    return this.invoke((tx) => counters.addCounters(tx, adds));
+  }
+
+  // ── activities ──
+  putActivity(write: ActivityWrite): Promise<void> {
+    return this.invoke((tx) => activities.putActivities(tx, [write]));
+  }
+  putActivities(writes: ActivityWrite[]): Promise<void> {
+    return this.invoke((tx) => activities.putActivities(tx, writes));
+  }
+  async getActivity(
+    job: string,
+    activity: string,
+    dimension?: string,
+  ): Promise<ActivityRecord | undefined> {
+    const [record] = await this.invoke((tx) =>
+      activities.getActivities(tx, [{ job, activity, dimension: dimension ?? '' }]),
+    );
+    return record;
+  }
+  getActivities(keys: ActivityKey[]): Promise<(ActivityRecord | undefined)[]> {
+    return this.invoke((tx) => activities.getActivities(tx, keys));
+  }
+  listActivities(job: string): Promise<ActivityRecord[]> {
+    return this.invoke((tx) => activities.listActivities(tx, job));
+  }
+  activitiesOfJobs(jobIds: string[], dimensions?: string[]): Promise<ActivityRecord[]> {
+    return this.invoke((tx) => activities.activitiesOfJobs(tx, jobIds, dimensions));
+  }
+  newestActivities(job: string, names?: string[]): Promise<ActivityRecord[]> {
+    return this.invoke((tx) => activities.newestActivities(tx, job, names));
+  }
+
+  // ── streams ──
+  append(messages: NewMessage[]): Promise<string[]> {
+    return this.invoke((tx) => streams.append(tx, messages));
+  }
+  claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]> {
+    return this.invoke((tx) => streams.claim(tx, stream, options));
+  }
+  claimableMessages(stream: string, now: number, limit: number): Promise<StreamMessage[]> {
+    return this.invoke((tx) => streams.claimableMessages(tx, stream, now, limit));
+  }
+  ack(stream: string, id: string, consumer: string): Promise<boolean> {
+    return this.invoke((tx) => streams.ack(tx, stream, id, consumer));
+  }
+  ackMany(stream: string, ids: string[], consumer: string): Promise<string[]> {
+    return this.invoke((tx) => streams.ackMany(tx, stream, ids, consumer));
+  }
+  extendLease(stream: string, ids: string[], consumer: string, leaseMs: number): Promise<string[]> {
+    return this.invoke((tx) => streams.extendLease(tx, stream, ids, consumer, leaseMs));
+  }
+  release(
+    stream: string,
+    id: string,
+    consumer: string,
+    delayMs?: number,
+    lastError?: ErrorRecord,
+  ): Promise<boolean> {
+    return this.invoke((tx) => streams.release(tx, stream, id, consumer, delayMs, lastError));
+  }
+  remove(stream: string, ids: string[]): Promise<number> {
+    return this.invoke((tx) => streams.remove(tx, stream, ids));
+  }
+  reclaimExpired(
+    stream: string,
+    options?: { maxDeliveries?: number },
+  ): Promise<{ reclaimed: number; deadLettered: number }> {
+    return this.invoke((tx) => streams.reclaimExpired(tx, stream, options));
+  }
+  countMessages(stream?: string): Promise<number> {
+    return this.invoke((tx) => streams.countMessages(tx, stream));
+  }
+  peek(stream: string, limit?: number): Promise<StreamMessage[]> {
+    return this.invoke((tx) => streams.peek(tx, stream, limit));
+  }
+  jobMessages(job: string): Promise<StreamMessage[]> {
+    return this.invoke((tx) => streams.jobMessages(tx, job));
+  }
+
+  // ── history ──
+  appendHistory(entries: NewHistoryEntry[]): Promise<void> {
+    return this.invoke((tx) => history.appendHistory(tx, entries));
+  }
+  historyOfJob(job: string, query?: HistoryQuery): Promise<HistoryEntry[]> {
+    return this.invoke((tx) => history.historyOfJob(tx, job, query));
+  }
+}
+
+/** A whole {@link StoreTx} on Redis: the built operations and the unbuilt ones. */
+export function redisStoreTx(invoke: Invoke): StoreTx {
+  return Object.assign(new RedisOps(invoke), unbuiltOperations());
+}
