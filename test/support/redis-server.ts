@@ -102,17 +102,26 @@ export async function startRedisServer(
       ...['--databases', String(DATABASES), '--logfile', join(dir, 'server.log')],
       ...['--protected-mode', 'no'],
     ];
-    const child = spawn('sh', ['-c', WATCHDOG, 'weft-redis', String(process.pid), dir, bin, ...args], {
-      cwd: tmpdir(),
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      'sh',
+      ['-c', WATCHDOG, 'weft-redis', String(process.pid), dir, bin, ...args],
+      {
+        cwd: tmpdir(),
+        stdio: 'ignore',
+      },
+    );
     child.unref();
     let exited = false;
     child.on('exit', () => {
       exited = true;
     });
     for (let waited = 0; waited < 20_000 && !exited; waited += 50) {
-      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
+      const probe = new Redis({
+        port,
+        host: '127.0.0.1',
+        lazyConnect: true,
+        retryStrategy: () => null,
+      });
       probe.on('error', () => {});
       try {
         await probe.connect();
@@ -125,7 +134,11 @@ export async function startRedisServer(
       }
     }
     try {
-      lastError = readFileSync(join(dir, 'server.log'), 'utf8').trim().split('\n').slice(-10).join('\n');
+      lastError = readFileSync(join(dir, 'server.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(-10)
+        .join('\n');
     } catch {
       lastError = '';
     }

@@ -60,4 +60,3 @@ for j = 4, #ARGV, 4 do
 end
 return 1
 `;
-

@@ -14,7 +14,8 @@ export type RedisUrl = Extract<StoreUrl, { dialect: 'redis' }>;
 
 /** A connection with the commit script as a command. */
 export interface RedisConnection extends Redis {
-  weftCommit(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
+  /** Keys then arguments in one array (ioredis flattens it: no spread of a big unit). */
+  weftCommit(numberOfKeys: number, keysThenArgs: string[]): Promise<string[]>;
   weftClaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   weftUnclaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }

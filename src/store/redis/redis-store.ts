@@ -181,7 +181,7 @@ class RedisStore {
     if (plan.empty) return { status: 'ok' };
     let reply: string[];
     try {
-      reply = await this.redis.weftCommit(plan.keys.length, ...plan.keys, ...plan.args());
+      reply = await this.redis.weftCommit(plan.keys.length, plan.keys.concat(plan.args()));
     } catch (error) {
       throw asStoreError(error, this.url);
     }
@@ -210,9 +210,12 @@ class RedisStore {
     return redisStoreTx(<T>(op: (tx: RedisTx) => Promise<T> | T): Promise<T> => {
       if (!frame.active) {
         return Promise.reject(
-          new StoreError('this transaction has already ended; use the tx only inside its callback', {
-            code: 'TX_ENDED',
-          }),
+          new StoreError(
+            'this transaction has already ended; use the tx only inside its callback',
+            {
+              code: 'TX_ENDED',
+            },
+          ),
         );
       }
       return this.run(op, frame.tx);

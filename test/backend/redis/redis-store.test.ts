@@ -52,7 +52,13 @@ function raw(url: string): Redis {
   return r;
 }
 
-const job = (id: string) => ({ id, workflow: 'w', version: 1, model: 'graph' as const, input: null });
+const job = (id: string) => ({
+  id,
+  workflow: 'w',
+  version: 1,
+  model: 'graph' as const,
+  input: null,
+});
 
 describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
   it('two transactions that lock one job and write it both commit, the loser run again on the winner’s write', async () => {
@@ -71,7 +77,7 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
       store.transaction(async (tx) => {
         runs++;
         const locked = await tx.lockJob('j');
-        const n = (locked?.context as { n: number }).n;
+        const n = (locked?.context as { n: number } | undefined)?.n ?? -1;
         // Both first attempts read n = 0 before either writes.
         if (runs <= 2) {
           release();
@@ -108,9 +114,7 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
 
   it('refuses a server that is not there, naming where without the password', async () => {
     const port = await freePort();
-    const error = await openStore(`redis://weft:s3cret@127.0.0.1:${port}`).catch(
-      (e: unknown) => e,
-    );
+    const error = await openStore(`redis://weft:s3cret@127.0.0.1:${port}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'STORE_UNREACHABLE' });
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);

@@ -84,7 +84,12 @@ export async function getActivities(
         keyOf(k.job),
         ATTRIBUTES.map((name) => `${prefix}${name}`),
       );
-      return toRecord(k.job, k.activity, dimension, (name) => values[ATTRIBUTES.indexOf(name as never)]);
+      return toRecord(
+        k.job,
+        k.activity,
+        dimension,
+        (name) => values[ATTRIBUTES.indexOf(name as never)],
+      );
     }),
   );
 }

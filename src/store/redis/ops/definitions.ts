@@ -73,7 +73,7 @@ export async function getDefinition(
 
 /** The newest version of every workflow, by workflow name. */
 export async function listDefinitions(tx: RedisTx): Promise<DefinitionRecord[]> {
-  const names = new Set(await tx.redis.zrange(G.definitions, 0, -1));
+  const names = new Set(await tx.redis.zrange(G.definitions, '0', '-1'));
   for (const [name, score] of tx.ownMembers(G.definitions)) if (score !== null) names.add(name);
   const sorted = [...names].sort();
   const records = await Promise.all(sorted.map((name) => getDefinition(tx, name)));

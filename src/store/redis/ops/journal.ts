@@ -6,7 +6,7 @@
  * finds it).
  */
 import { StoreError } from '../../../core/errors.js';
-import type { Json, JournalEntry } from '../../records.js';
+import type { JournalEntry, Json } from '../../records.js';
 import { partitionKeys as K, partitionOf } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 

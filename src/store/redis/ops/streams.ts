@@ -18,13 +18,7 @@ import { NotImplementedError } from '../../../core/errors.js';
 import { checkMissedAck } from '../../claim-move.js';
 import type { ClaimOptions, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
 import { after, appendsHeld, countOption, DEFAULT_PAGE } from '../../stream-options.js';
-import {
-  globalKeys as G,
-  idOf,
-  partitionKeys as K,
-  member,
-  SINGLE_PARTITION,
-} from '../keys.js';
+import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
 /** Phase 1: every stream lives in the one partition. */
@@ -152,14 +146,7 @@ export async function claim(
     if (reply[i + 1]) previous.set(id, reply[i + 1] as string);
   }
   tx.onRollback(async () => {
-    await tx.redis.weftUnclaim(
-      2,
-      ...keys,
-      options.consumer,
-      String(until),
-      prefix,
-      ...reply,
-    );
+    await tx.redis.weftUnclaim(2, ...keys, options.consumer, String(until), prefix, ...reply);
   });
   for (const id of ids) tx.forget(K.message(P, id));
   const messages = await readFresh(tx, ids);
@@ -346,7 +333,7 @@ export async function countMessages(tx: RedisTx, stream?: string): Promise<numbe
     stream === undefined
       ? [
           ...new Set([
-            ...(await tx.redis.zrange(K.streams(P), 0, -1)),
+            ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
             ...[...tx.ownMembers(K.streams(P)).keys()],
           ]),
         ]
@@ -364,7 +351,7 @@ export async function peek(tx: RedisTx, stream: string, limit?: number): Promise
   const count = countOption(limit, DEFAULT_PAGE);
   if (count === 0) return [];
   const own = tx.ownMembers(K.ids(P, stream));
-  const stored = await tx.redis.zrange(K.ids(P, stream), 0, count - 1 + own.size);
+  const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
   const members = new Set(stored);
   for (const [at, score] of own) {
     if (score === null) members.delete(at);
@@ -377,7 +364,7 @@ export async function peek(tx: RedisTx, stream: string, limit?: number): Promise
 /** Every message of a job, waiting or held, in id order. */
 export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessage[]> {
   const key = K.jobMessages(P, job);
-  const members = new Set(await tx.redis.zrange(key, 0, -1));
+  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
   for (const [at, score] of tx.ownMembers(key)) {
     if (score === null) members.delete(at);
     else members.add(at);
