@@ -54,6 +54,12 @@ export const partitionKeys = {
   streams: (p: number) => `${tag(p)}:streams`,
   /** Sorted set: a job's messages in id order, in any stream. */
   jobMessages: (p: number, job: string) => `${tag(p)}:jobmsg:${job}`,
+  /** Sorted set: timer keys by when they are due (ties by key). */
+  timers: (p: number) => `${tag(p)}:timers`,
+  /** Hash: timer key → the timer as JSON (`at` and its message). */
+  timer: (p: number) => `${tag(p)}:timer`,
+  /** Hash: worker id → its presence as JSON. */
+  workers: (p: number) => `${tag(p)}:workers`,
   /** Pub/sub channel of a notice key (`stream:<name>`, `job:<id>`). */
   notice: (key: string) => `weft:n:${key}`,
 };

@@ -12,6 +12,7 @@ import type {
   CounterRef,
   DefinitionRecord,
   ErrorRecord,
+  FiredTimer,
   HistoryEntry,
   HistoryQuery,
   JobCounts,
@@ -23,7 +24,10 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewTimer,
+  NewWorkerPresence,
   StreamMessage,
+  WorkerPresence,
 } from '../records.js';
 import type { ActivityKey, CounterAdd, StoreTx } from '../store.js';
 import * as activities from './ops/activities.js';
@@ -33,6 +37,8 @@ import * as history from './ops/history.js';
 import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
 import * as streams from './ops/streams.js';
+import * as timers from './ops/timers.js';
+import * as workers from './ops/workers.js';
 import type { RedisTx } from './redis-tx.js';
 import { unbuiltOperations } from './unbuilt.js';
 
@@ -192,6 +198,34 @@ export class RedisOps {
   }
   jobMessages(job: string): Promise<StreamMessage[]> {
     return this.invoke((tx) => streams.jobMessages(tx, job));
+  }
+
+  // ── timers ──
+  scheduleTimer(timer: NewTimer): Promise<void> {
+    return this.invoke((tx) => timers.scheduleTimer(tx, timer));
+  }
+  cancelTimer(key: string): Promise<boolean> {
+    return this.invoke((tx) => timers.cancelTimer(tx, key));
+  }
+  fireDueTimers(now: number, max?: number): Promise<FiredTimer[]> {
+    return this.invoke((tx) => timers.fireDueTimers(tx, now, max));
+  }
+  nextTimerAt(): Promise<number | undefined> {
+    return this.invoke((tx) => timers.nextTimerAt(tx));
+  }
+
+  // ── workers ──
+  putWorker(worker: NewWorkerPresence): Promise<void> {
+    return this.invoke((tx) => workers.putWorker(tx, worker));
+  }
+  removeWorker(id: string): Promise<boolean> {
+    return this.invoke((tx) => workers.removeWorker(tx, id));
+  }
+  listWorkers(since?: number): Promise<WorkerPresence[]> {
+    return this.invoke((tx) => workers.listWorkers(tx, since));
+  }
+  pruneWorkers(before: number): Promise<number> {
+    return this.invoke((tx) => workers.pruneWorkers(tx, before));
   }
 
   // ── history ──
