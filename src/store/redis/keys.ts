@@ -60,6 +60,10 @@ export const partitionKeys = {
   timer: (p: number) => `${tag(p)}:timer`,
   /** Hash: worker id → its presence as JSON. */
   workers: (p: number) => `${tag(p)}:workers`,
+  /** Hash: signal key → the waiter as JSON (signal-delivery.ts `StoredWaiter`). */
+  waiters: (p: number) => `${tag(p)}:waiters`,
+  /** Hash: signal key → the signals buffered for it, oldest first, as a JSON list. */
+  signals: (p: number) => `${tag(p)}:signals`,
   /** Pub/sub channel of a notice key (`stream:<name>`, `job:<id>`). */
   notice: (key: string) => `weft:n:${key}`,
 };
@@ -72,6 +76,8 @@ export const globalKeys = {
   definition: (workflow: string) => `weft:{g}:def:${workflow}`,
   /** Sorted set (score 0): every workflow with a stored definition. */
   definitions: 'weft:{g}:defs',
+  /** Hash: workflow → its retention policy record as JSON. */
+  retention: 'weft:{g}:retention',
   /** String counter: message ids (taken when a transaction appends, before it commits). */
   messageIds: 'weft:{g}:msgid',
 };

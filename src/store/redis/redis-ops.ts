@@ -25,7 +25,10 @@ import type {
   NewJob,
   NewMessage,
   NewTimer,
+  NewWaiter,
   NewWorkerPresence,
+  RetentionRecord,
+  SignalOutcome,
   StreamMessage,
   WorkerPresence,
 } from '../records.js';
@@ -36,6 +39,8 @@ import * as definitions from './ops/definitions.js';
 import * as history from './ops/history.js';
 import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
+import * as retention from './ops/retention.js';
+import * as signals from './ops/signals.js';
 import * as streams from './ops/streams.js';
 import * as timers from './ops/timers.js';
 import * as workers from './ops/workers.js';
@@ -212,6 +217,28 @@ export class RedisOps {
   }
   nextTimerAt(): Promise<number | undefined> {
     return this.invoke((tx) => timers.nextTimerAt(tx));
+  }
+
+  // ── signals ──
+  registerWaiter(waiter: NewWaiter): Promise<SignalOutcome> {
+    return this.invoke((tx) => signals.registerWaiter(tx, waiter));
+  }
+  removeWaiter(key: string): Promise<boolean> {
+    return this.invoke((tx) => signals.removeWaiter(tx, key));
+  }
+  deliverSignal(key: string, data: Json, options?: { ttlMs?: number }): Promise<SignalOutcome> {
+    return this.invoke((tx) => signals.deliverSignal(tx, key, data, options));
+  }
+
+  // ── retention ──
+  putRetention(record: Omit<RetentionRecord, 'updatedAt'>): Promise<void> {
+    return this.invoke((tx) => retention.putRetention(tx, record));
+  }
+  deleteRetention(workflow: string, source?: RetentionRecord['source']): Promise<boolean> {
+    return this.invoke((tx) => retention.deleteRetention(tx, workflow, source));
+  }
+  listRetentions(): Promise<RetentionRecord[]> {
+    return this.invoke((tx) => retention.listRetentions(tx));
   }
 
   // ── workers ──
