@@ -4,10 +4,13 @@
  */
 
 /**
- * Claims up to `max` messages of a stream claimable at `now` (KEYS: due, held; ARGV: now,
- * max, consumer, lease end, maxHeld or '', message key prefix): each gets one more
- * delivery, the consumer and the lease. Answers id, previous holder, previous lease end
- * and previous availableAt for each (what an undo restores).
+ * Claims up to `max` messages of a stream claimable at `now` (KEYS: due, held, ids, dead;
+ * ARGV: now, max, consumer, lease end, maxHeld or '', message key prefix, maxDeliveries
+ * or '', dead-letter key prefix, job-messages key prefix): with maxDeliveries, every
+ * claimable message delivered that many times or more is first moved to the dead letters
+ * (as the SQL stores' claim does); then each claimed message gets one more delivery, the
+ * consumer and the lease. Answers id, previous holder, previous lease end and previous
+ * availableAt for each claimed one (what an undo restores; a burial is not undone).
  */
 export const CLAIM_SCRIPT = `
 local now = ARGV[1]
@@ -17,6 +20,27 @@ if ARGV[5] ~= '' then
   max = math.min(max, math.max(0, tonumber(ARGV[5]) - held))
 end
 if max <= 0 then return {} end
+if ARGV[7] ~= '' then
+  local limit = tonumber(ARGV[7])
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do
+    local id = string.match(m, '^0*(%d+)$')
+    local k = ARGV[6] .. id
+    local d = tonumber(redis.call('HGET', k, 'deliveries') or '0')
+    if d > 0 and d >= limit then
+      local dk = ARGV[8] .. id
+      redis.call('HSET', dk, unpack(redis.call('HGETALL', k)))
+      redis.call('HSET', dk, 'reason', 'delivered ' .. d .. ' times; maxDeliveries is ' .. limit, 'deadAt', now)
+      redis.call('HDEL', dk, 'consumer', 'leaseUntil')
+      redis.call('ZADD', KEYS[4], tonumber(id), m)
+      local job = redis.call('HGET', k, 'job')
+      if job then redis.call('ZREM', ARGV[9] .. job, m) end
+      redis.call('DEL', k)
+      redis.call('ZREM', KEYS[1], m)
+      redis.call('ZREM', KEYS[2], m)
+      redis.call('ZREM', KEYS[3], m)
+    end
+  end
+end
 local picked = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)
 local out = {}
 for _, m in ipairs(picked) do

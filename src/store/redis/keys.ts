@@ -54,6 +54,10 @@ export const partitionKeys = {
   streams: (p: number) => `${tag(p)}:streams`,
   /** Sorted set: a job's messages in id order, in any stream. */
   jobMessages: (p: number, job: string) => `${tag(p)}:jobmsg:${job}`,
+  /** Hash: a dead letter (its message's fields, `reason`, `deadAt`). */
+  deadLetter: (p: number, id: string) => `${tag(p)}:dl:${id}`,
+  /** Sorted set: the dead letters by id. */
+  deadLetters: (p: number) => `${tag(p)}:dead`,
   /** Sorted set: timer keys by when they are due (ties by key). */
   timers: (p: number) => `${tag(p)}:timers`,
   /** Hash: timer key → the timer as JSON (`at` and its message). */

@@ -10,6 +10,7 @@ import type {
   ActivityWrite,
   ClaimOptions,
   CounterRef,
+  DeadLetter,
   DefinitionRecord,
   ErrorRecord,
   FiredTimer,
@@ -194,6 +195,24 @@ export class RedisOps {
     options?: { maxDeliveries?: number },
   ): Promise<{ reclaimed: number; deadLettered: number }> {
     return this.invoke((tx) => streams.reclaimExpired(tx, stream, options));
+  }
+  deadLetter(
+    stream: string,
+    id: string,
+    consumer: string,
+    reason: string,
+    lastError?: ErrorRecord,
+  ): Promise<DeadLetter | undefined> {
+    return this.invoke((tx) => streams.deadLetter(tx, stream, id, consumer, reason, lastError));
+  }
+  listDeadLetters(stream?: string, limit?: number): Promise<DeadLetter[]> {
+    return this.invoke((tx) => streams.listDeadLetters(tx, stream, limit));
+  }
+  getDeadLetter(id: string): Promise<DeadLetter | undefined> {
+    return this.invoke((tx) => streams.getDeadLetter(tx, id));
+  }
+  requeueDeadLetter(id: string): Promise<string | undefined> {
+    return this.invoke((tx) => streams.requeueDeadLetter(tx, id));
   }
   countMessages(stream?: string): Promise<number> {
     return this.invoke((tx) => streams.countMessages(tx, stream));

@@ -14,10 +14,22 @@
  * which checks that each message acked or extended is still held by its consumer: the
  * child messages and the parent's ack are one atomic step (the chain of custody).
  */
-import { NotImplementedError } from '../../../core/errors.js';
 import { checkMissedAck } from '../../claim-move.js';
-import type { ClaimOptions, ErrorRecord, Json, NewMessage, StreamMessage } from '../../records.js';
-import { after, appendsHeld, countOption, DEFAULT_PAGE } from '../../stream-options.js';
+import type {
+  ClaimOptions,
+  DeadLetter,
+  ErrorRecord,
+  Json,
+  NewMessage,
+  StreamMessage,
+} from '../../records.js';
+import {
+  after,
+  appendsHeld,
+  countOption,
+  DEFAULT_PAGE,
+  deliveryLimit,
+} from '../../stream-options.js';
 import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
@@ -118,24 +130,27 @@ export async function claim(
   stream: string,
   options: ClaimOptions,
 ): Promise<StreamMessage[]> {
-  if (options.maxDeliveries !== undefined) {
-    throw new NotImplementedError('claim with maxDeliveries (dead letters)', 'redis');
-  }
   const max = countOption(options.max, 1);
   if (max === 0) return [];
   const now = tx.now();
   const until = after(now, options.leaseMs);
   const keys = [K.due(P, stream), K.held(P, stream)];
   const prefix = K.message(P, '');
+  const limit = deliveryLimit(options.maxDeliveries);
   const reply = await tx.redis.weftClaim(
-    2,
+    4,
     ...keys,
+    K.ids(P, stream),
+    K.deadLetters(P),
     String(now),
     String(max),
     options.consumer,
     String(until),
     options.maxHeld === undefined ? '' : String(Math.max(0, Math.floor(options.maxHeld))),
     prefix,
+    limit === undefined ? '' : String(limit),
+    K.deadLetter(P, ''),
+    K.jobMessages(P, ''),
   );
   if (reply.length === 0) return [];
   const ids: string[] = [];
@@ -297,16 +312,15 @@ export async function remove(tx: RedisTx, stream: string, ids: string[]): Promis
   return removed;
 }
 
-/** Makes expired leases claimable now (dead-lettering is not built yet). */
+/** Makes expired leases claimable now, after dead-lettering the claimable messages past `maxDeliveries`. */
 export async function reclaimExpired(
   tx: RedisTx,
   stream: string,
   options: { maxDeliveries?: number } = {},
 ): Promise<{ reclaimed: number; deadLettered: number }> {
-  if (options.maxDeliveries !== undefined) {
-    throw new NotImplementedError('reclaimExpired with maxDeliveries (dead letters)', 'redis');
-  }
   const now = tx.now();
+  const limit = deliveryLimit(options.maxDeliveries);
+  const deadLettered = limit === undefined ? 0 : await buryDue(tx, stream, now, limit);
   const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
   let reclaimed = 0;
   for (const at of expired) {
@@ -324,7 +338,7 @@ export async function reclaimExpired(
     reclaimed++;
   }
   if (reclaimed > 0) tx.notify(`stream:${stream}`);
-  return { reclaimed, deadLettered: 0 };
+  return { reclaimed, deadLettered };
 }
 
 /** Messages of one stream (or all), as this transaction sees them. */
@@ -370,4 +384,116 @@ export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessa
     else members.add(at);
   }
   return read(tx, [...members].sort().map(idOf));
+}
+
+// ── dead letters ────────────────────────────────────────────────────────
+
+/** The dead letter a hash holds; undefined when there is none. */
+function toDeadLetter(id: string, fields: Map<string, string>): DeadLetter | undefined {
+  const message = toMessage(id, fields);
+  if (!message) return undefined;
+  return {
+    id,
+    stream: message.stream,
+    payload: message.payload,
+    job: message.job,
+    deliveries: message.deliveries,
+    reason: fields.get('reason') ?? '',
+    lastError: message.lastError ?? null,
+    createdAt: message.createdAt,
+    deadAt: Number(fields.get('deadAt') ?? 0),
+  };
+}
+
+/** Moves a message to the dead letters at commit; returns the dead letter. */
+async function bury(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  reason: string,
+  lastError?: ErrorRecord,
+): Promise<DeadLetter> {
+  const fields = await tx.hgetall(K.message(P, id));
+  const dead = new Map(fields);
+  dead.delete('consumer');
+  dead.delete('leaseUntil');
+  dead.set('reason', reason);
+  dead.set('deadAt', String(tx.now()));
+  if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
+  tx.hset(K.deadLetter(P, id), dead);
+  tx.member(K.deadLetters(P), member(id), Number(id));
+  await drop(tx, stream, id);
+  return toDeadLetter(id, dead) as DeadLetter;
+}
+
+/** Dead-letters the claimable messages of `stream` delivered `limit` times or more. */
+async function buryDue(tx: RedisTx, stream: string, now: number, limit: number): Promise<number> {
+  let buried = 0;
+  for (const at of await tx.redis.zrangebyscore(K.due(P, stream), '-inf', now)) {
+    const id = idOf(at);
+    const key = K.message(P, id);
+    // Checked at commit: a claim meanwhile (one more delivery) is a conflict.
+    const deliveries = Number((await tx.hgetChecked(key, 'deliveries')) ?? 0);
+    await tx.hgetChecked(key, 'availableAt');
+    if (deliveries === 0 || deliveries < limit) continue;
+    await bury(tx, stream, id, `delivered ${deliveries} times; maxDeliveries is ${limit}`);
+    buried++;
+  }
+  return buried;
+}
+
+/** Moves a message `consumer` holds to the dead letters now; undefined when it does not. */
+export async function deadLetter(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+  reason: string,
+  lastError?: ErrorRecord,
+): Promise<DeadLetter | undefined> {
+  if ((await holding(tx, stream, id, consumer)) !== 'held') return undefined;
+  return bury(tx, stream, id, reason, lastError);
+}
+
+/** The dead letters in id order, of one stream or all. */
+export async function listDeadLetters(
+  tx: RedisTx,
+  stream?: string,
+  limit?: number,
+): Promise<DeadLetter[]> {
+  const page = countOption(limit, DEFAULT_PAGE);
+  if (page === 0) return [];
+  const key = K.deadLetters(P);
+  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
+  for (const [at, score] of tx.ownMembers(key)) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  const out: DeadLetter[] = [];
+  for (const at of [...members].sort()) {
+    const dead = await getDeadLetter(tx, idOf(at));
+    if (dead && (stream === undefined || dead.stream === stream)) out.push(dead);
+    if (out.length >= page) break;
+  }
+  return out;
+}
+
+/** One dead letter, by id. */
+export async function getDeadLetter(tx: RedisTx, id: string): Promise<DeadLetter | undefined> {
+  if (!validId(id)) return undefined;
+  return toDeadLetter(id, await tx.hgetall(K.deadLetter(P, id)));
+}
+
+/** Moves a dead letter back to its stream as a new message; returns its new id. */
+export async function requeueDeadLetter(tx: RedisTx, id: string): Promise<string | undefined> {
+  if (!validId(id)) return undefined;
+  const key = K.deadLetter(P, id);
+  // Checked at commit: two requeues of one dead letter cannot both take it.
+  if ((await tx.hgetChecked(key, 'stream')) === undefined) return undefined;
+  const dead = await getDeadLetter(tx, id);
+  if (!dead) return undefined;
+  tx.deleteKey(key);
+  tx.member(K.deadLetters(P), member(id), null);
+  const [newId] = await append(tx, [{ stream: dead.stream, job: dead.job, payload: dead.payload }]);
+  return newId;
 }
