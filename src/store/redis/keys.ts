@@ -80,6 +80,10 @@ export const globalKeys = {
   definition: (workflow: string) => `weft:{g}:def:${workflow}`,
   /** Sorted set (score 0): every workflow with a stored definition. */
   definitions: 'weft:{g}:defs',
+  /** Hash: `workflow␟key` → the idempotency key's holder and expiry as JSON. */
+  idempotency: 'weft:{g}:idem',
+  /** Hash: `workflow␟key` → the debounce window as JSON. */
+  debounces: 'weft:{g}:debounce',
   /** Hash: workflow → its retention policy record as JSON. */
   retention: 'weft:{g}:retention',
   /** String counter: message ids (taken when a transaction appends, before it commits). */

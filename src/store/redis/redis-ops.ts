@@ -11,11 +11,13 @@ import type {
   ClaimOptions,
   CounterRef,
   DeadLetter,
+  DebounceRecord,
   DefinitionRecord,
   ErrorRecord,
   FiredTimer,
   HistoryEntry,
   HistoryQuery,
+  IdempotencyClaim,
   JobCounts,
   JobFilter,
   JobPatch,
@@ -42,6 +44,7 @@ import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
 import * as retention from './ops/retention.js';
 import * as signals from './ops/signals.js';
+import * as startKeys from './ops/start-keys.js';
 import * as streams from './ops/streams.js';
 import * as timers from './ops/timers.js';
 import * as workers from './ops/workers.js';
@@ -214,6 +217,12 @@ export class RedisOps {
   requeueDeadLetter(id: string): Promise<string | undefined> {
     return this.invoke((tx) => streams.requeueDeadLetter(tx, id));
   }
+  parkMessages(job: string, into: string): Promise<number> {
+    return this.invoke((tx) => streams.parkMessages(tx, job, into));
+  }
+  unparkMessages(job: string, from: string): Promise<number> {
+    return this.invoke((tx) => streams.unparkMessages(tx, job, from));
+  }
   countMessages(stream?: string): Promise<number> {
     return this.invoke((tx) => streams.countMessages(tx, stream));
   }
@@ -247,6 +256,26 @@ export class RedisOps {
   }
   deliverSignal(key: string, data: Json, options?: { ttlMs?: number }): Promise<SignalOutcome> {
     return this.invoke((tx) => signals.deliverSignal(tx, key, data, options));
+  }
+
+  // ── idempotency keys and debounce windows ──
+  claimIdempotencyKey(claim: IdempotencyClaim, now: number): Promise<string> {
+    return this.invoke((tx) => startKeys.claimIdempotencyKey(tx, claim, now));
+  }
+  replaceIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    return this.invoke((tx) => startKeys.replaceIdempotencyKey(tx, claim));
+  }
+  pruneIdempotencyKeys(now: number): Promise<number> {
+    return this.invoke((tx) => startKeys.pruneIdempotencyKeys(tx, now));
+  }
+  claimDebounce(window: DebounceRecord): Promise<DebounceRecord> {
+    return this.invoke((tx) => startKeys.claimDebounce(tx, window));
+  }
+  putDebounce(window: DebounceRecord): Promise<void> {
+    return this.invoke((tx) => startKeys.putDebounce(tx, window));
+  }
+  pruneDebounces(before: number): Promise<number> {
+    return this.invoke((tx) => startKeys.pruneDebounces(tx, before));
   }
 
   // ── retention ──

@@ -497,3 +497,58 @@ export async function requeueDeadLetter(tx: RedisTx, id: string): Promise<string
   const [newId] = await append(tx, [{ stream: dead.stream, job: dead.job, payload: dead.payload }]);
   return newId;
 }
+
+// ── parking (suspend and resume) ────────────────────────────────────────
+
+/**
+ * Moves the messages of `job` nobody holds (never claimed, given back, or their lease
+ * ran out) into stream `into`, as `{ stream, payload }`; returns how many.
+ */
+export async function parkMessages(tx: RedisTx, job: string, into: string): Promise<number> {
+  const now = tx.now();
+  let moved = 0;
+  for (const m of await jobMessages(tx, job)) {
+    if (m.stream === into) continue;
+    const key = K.message(P, m.id);
+    // Checked at commit: a claim meanwhile keeps its message where it is.
+    const holder = await tx.hgetChecked(key, 'consumer');
+    await tx.hgetChecked(key, 'availableAt');
+    if (holder !== undefined && m.availableAt > now) continue;
+    await drop(tx, m.stream, m.id);
+    await append(tx, [
+      {
+        stream: into,
+        job,
+        payload: { stream: m.stream, payload: m.payload },
+        availableAt: holder === undefined ? Math.max(m.availableAt, now) : now,
+      },
+    ]);
+    moved++;
+  }
+  return moved;
+}
+
+/**
+ * Moves the messages of `job` parked in `from` back to their streams, claimable now, or
+ * at their time when it has not come yet; returns how many.
+ */
+export async function unparkMessages(tx: RedisTx, job: string, from: string): Promise<number> {
+  const now = tx.now();
+  let moved = 0;
+  for (const m of await jobMessages(tx, job)) {
+    if (m.stream !== from) continue;
+    const parked = m.payload as { stream: string; payload: Json };
+    await tx.hgetChecked(K.message(P, m.id), 'stream');
+    await drop(tx, from, m.id);
+    await append(tx, [
+      {
+        stream: parked.stream,
+        job,
+        payload: parked.payload,
+        ...(m.availableAt > now && { availableAt: m.availableAt }),
+      },
+    ]);
+    moved++;
+  }
+  return moved;
+}
