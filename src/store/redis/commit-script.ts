@@ -9,9 +9,10 @@
  *
  * Checks: `eq k f present value` (hash field holds value, or is absent when present is
  * 0), `rev k f value` (a revision, absent counting as 0), `new k f` (a field that must
- * not exist yet: a journal entry). Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
+ * not exist yet: a journal entry), `own k token` (a lock this transaction took is still
+ * its own). Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
  * (the seed's HINCRBY), `zadd k score member`, `zrem k member`, `bump k f` (a job's
- * revision), `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
+ * revision), `unlock k token`, `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
  * counter, its seq from the list's length), `pub channel`.
  *
  * It answers `{'ok'}`, `{'conflict', key, field}` (a read changed: nothing was written,
@@ -36,6 +37,9 @@ while a[i] ~= '|' do
     local k = nextKey(); local f = nextArg(); local want = nextArg()
     local have = redis.call('HGET', k, f) or '0'
     if have ~= want then return {'conflict', k, f} end
+  elseif op == 'own' then
+    local k = nextKey(); local token = nextArg()
+    if redis.call('GET', k) ~= token then return {'conflict', k, 'lock'} end
   elseif op == 'new' then
     local k = nextKey(); local f = nextArg()
     if redis.call('HEXISTS', k, f) == 1 then return {'exists', k, f} end
@@ -71,6 +75,9 @@ while i <= #a do
     local id = redis.call('INCR', ids)
     local seq = redis.call('LLEN', k) + 1
     redis.call('RPUSH', k, '{"id":"' .. id .. '","seq":' .. seq .. ',' .. tail)
+  elseif op == 'unlock' then
+    local k = nextKey(); local token = nextArg()
+    if redis.call('GET', k) == token then redis.call('DEL', k) end
   elseif op == 'del' then
     redis.call('DEL', nextKey())
   elseif op == 'pub' then
@@ -120,6 +127,16 @@ export class CommitPlan {
     this.checks.push('new', this.key(key), field);
   }
 
+  /** The lock at `key` is still held with `token`. */
+  checkLock(key: string, token: string): void {
+    this.checks.push('own', this.key(key), token);
+  }
+
+  /** Releases the lock at `key` when it is still held with `token`. */
+  unlock(key: string, token: string): void {
+    this.writes.push('unlock', this.key(key), token);
+  }
+
   hset(key: string, pairs: [string, string][]): void {
     for (let start = 0; start < pairs.length; start += HASH_CHUNK) {
       const chunk = pairs.slice(start, start + HASH_CHUNK);
@@ -164,9 +181,9 @@ export class CommitPlan {
     this.writes.push('pub', channel);
   }
 
-  /** Whether the commit writes anything. */
+  /** Whether the commit neither checks nor writes anything. */
   get empty(): boolean {
-    return this.writes.length === 0;
+    return this.writes.length === 0 && this.checks.length === 0;
   }
 
   /** ARGV: the checks, `|`, the writes. */

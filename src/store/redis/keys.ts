@@ -84,6 +84,10 @@ export const globalKeys = {
   idempotency: 'weft:{g}:idem',
   /** Hash: `workflow␟key` → the debounce window as JSON. */
   debounces: 'weft:{g}:debounce',
+  /** String: the lock of one record (`schedule:<name>`, `queue:<name>`), a token with a lease. */
+  lock: (what: string) => `weft:{g}:lock:${what}`,
+  /** Hash: schedule name → the schedule record as JSON. */
+  schedules: 'weft:{g}:schedules',
   /** Hash: workflow → its retention policy record as JSON. */
   retention: 'weft:{g}:retention',
   /** String counter: message ids (taken when a transaction appends, before it commits). */

@@ -31,6 +31,7 @@ import type {
   NewWaiter,
   NewWorkerPresence,
   RetentionRecord,
+  ScheduleRecord,
   SignalOutcome,
   StreamMessage,
   WorkerPresence,
@@ -43,6 +44,7 @@ import * as history from './ops/history.js';
 import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
 import * as retention from './ops/retention.js';
+import * as schedules from './ops/schedules.js';
 import * as signals from './ops/signals.js';
 import * as startKeys from './ops/start-keys.js';
 import * as streams from './ops/streams.js';
@@ -276,6 +278,29 @@ export class RedisOps {
   }
   pruneDebounces(before: number): Promise<number> {
     return this.invoke((tx) => startKeys.pruneDebounces(tx, before));
+  }
+
+  // ── schedules ──
+  putSchedule(schedule: ScheduleRecord): Promise<void> {
+    return this.invoke((tx) => schedules.putSchedule(tx, schedule));
+  }
+  getSchedule(name: string): Promise<ScheduleRecord | undefined> {
+    return this.invoke((tx) => schedules.getSchedule(tx, name));
+  }
+  lockSchedule(name: string): Promise<ScheduleRecord | undefined> {
+    return this.invoke((tx) => schedules.lockSchedule(tx, name));
+  }
+  listSchedules(): Promise<ScheduleRecord[]> {
+    return this.invoke((tx) => schedules.listSchedules(tx));
+  }
+  deleteSchedule(name: string): Promise<boolean> {
+    return this.invoke((tx) => schedules.deleteSchedule(tx, name));
+  }
+  dueSchedules(now: number, limit: number): Promise<string[]> {
+    return this.invoke((tx) => schedules.dueSchedules(tx, now, limit));
+  }
+  nextScheduleAt(): Promise<number | undefined> {
+    return this.invoke((tx) => schedules.nextScheduleAt(tx));
   }
 
   // ── retention ──

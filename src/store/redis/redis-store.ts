@@ -170,12 +170,14 @@ class RedisStore {
   private async compensate(tx: RedisTx, mark?: number): Promise<void> {
     try {
       await tx.compensate(mark);
+      if (mark === undefined) await tx.releaseLocks();
     } catch {
-      // A claim that could not be given back stays held until its lease ends.
+      // A claim that could not be given back stays held until its lease ends; a lock,
+      // until its lease does.
     }
   }
 
-  /** Runs the commit script; a commit with nothing to write checks nothing. */
+  /** Runs the commit script (nothing to check or write: nothing to do). */
   private async commit(tx: RedisTx): Promise<CommitOutcome> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };

@@ -7,7 +7,9 @@
  * Hash fields are the unit: a job's record, its counters and its activity records are
  * hashes (keys.ts). A field in the overlay is a string, or `null` once deleted.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { StoreError } from '../../core/errors.js';
 import { CommitPlan } from './commit-script.js';
 import type { RedisConnection } from './connection.js';
 import { partitionKeys } from './keys.js';
@@ -54,6 +56,8 @@ export class RedisTx {
   /** Keys deleted whole at commit (before the fields written after the delete). */
   private readonly deleted = new Set<string>();
   private readonly undo: (() => void)[] = [];
+  /** Locks this attempt holds (key → token), released by its commit or its end. */
+  private readonly locks = new Map<string, string>();
   /**
    * What gives back the effects this attempt made at once, outside the commit (a claim:
    * streams.ts), should it roll back; each with the undo-log mark it was made at.
@@ -256,6 +260,37 @@ export class RedisTx {
     await this.hmget(key, fields);
   }
 
+  /**
+   * Takes the lock at `key` for the rest of this attempt, waiting while another holds it
+   * (a second locker of a queue or schedule runs after the first, as on the SQL stores).
+   * The lock is a key with a lease ({@link LOCK_LEASE_MS}), so a client that dies leaves
+   * it for that long at most; the commit checks it still holds it and releases it.
+   */
+  async lock(key: string): Promise<void> {
+    if (this.locks.has(key)) return;
+    const token = randomUUID();
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let wait = 2; ; wait = Math.min(50, wait * 2)) {
+      if ((await this.redis.set(key, token, 'PX', LOCK_LEASE_MS, 'NX')) === 'OK') break;
+      if (Date.now() > deadline) {
+        throw new StoreError(`waited ${LOCK_WAIT_MS} ms for the lock ${key}; nothing was written`, {
+          code: 'STORE_CONFLICT',
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    this.locks.set(key, token);
+  }
+
+  /** Releases the locks this attempt holds (it rolled back or runs again). */
+  async releaseLocks(): Promise<void> {
+    const held = [...this.locks];
+    this.locks.clear();
+    for (const [key, token] of held) {
+      await this.redis.weftCommit(1, [key, 'own', '1', token, '|', 'unlock', '1', token]);
+    }
+  }
+
   /** Deletes a key whole at commit (a message acked); fields set later are written after. */
   deleteKey(key: string): void {
     const own = this.dirty.get(key);
@@ -381,6 +416,7 @@ export class RedisTx {
     for (const [key, fields] of this.checked) {
       for (const [field, value] of fields) plan.checkField(key, field, value);
     }
+    for (const [key, token] of this.locks) plan.checkLock(key, token);
     for (const key of this.deleted) plan.del(key);
     for (const [key, fields] of this.dirty) {
       const bases = this.counterBase.get(key);
@@ -408,10 +444,17 @@ export class RedisTx {
       for (const job of jobs) plan.bump(revisionKey, job);
     }
     for (const line of this.lines) plan.history(line.key, line.idsKey, line.tail);
+    for (const [key, token] of this.locks) plan.unlock(key, token);
     for (const key of this.notices) plan.publish(partitionKeys.notice(key));
     return plan;
   }
 }
+
+/** How long a lock lives without its holder committing (a client that died). */
+export const LOCK_LEASE_MS = 30_000;
+
+/** How long a transaction waits for a lock before it gives up. */
+export const LOCK_WAIT_MS = 60_000;
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);

@@ -29,13 +29,6 @@ const UNBUILT: Record<UnbuiltOperation, true> = {
   admitItems: true,
   queuesWaiting: true,
   queueCounts: true,
-  putSchedule: true,
-  getSchedule: true,
-  lockSchedule: true,
-  listSchedules: true,
-  deleteSchedule: true,
-  dueSchedules: true,
-  nextScheduleAt: true,
 };
 
 /** The operations not built yet, by name. */
