@@ -86,6 +86,16 @@ export const globalKeys = {
   debounces: 'weft:{g}:debounce',
   /** String: the lock of one record (`schedule:<name>`, `queue:<name>`), a token with a lease. */
   lock: (what: string) => `weft:{g}:lock:${what}`,
+  /** Hash: queue name → the queue record as JSON. */
+  queues: 'weft:{g}:queues',
+  /** Hash: job → its queue item as JSON. */
+  queueItems: 'weft:{g}:qitems',
+  /** Sorted set: a queue's jobs by enqueue order (seq). */
+  queueJobs: (queue: string) => `weft:{g}:qjobs:${queue}`,
+  /** String counter: queue item seq. */
+  queueSeq: 'weft:{g}:qseq',
+  /** Sorted set: the messages ever claimed through a queue (checked one by one when read). */
+  queueClaims: (queue: string) => `weft:{g}:qclaims:${queue}`,
   /** Hash: schedule name → the schedule record as JSON. */
   schedules: 'weft:{g}:schedules',
   /** Hash: workflow → its retention policy record as JSON. */

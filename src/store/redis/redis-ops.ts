@@ -27,9 +27,15 @@ import type {
   NewHistoryEntry,
   NewJob,
   NewMessage,
+  NewQueueItem,
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  QueuedClaimOptions,
+  QueuedPick,
+  QueueItem,
+  QueueKeyCount,
+  QueueRecord,
   RetentionRecord,
   ScheduleRecord,
   SignalOutcome,
@@ -43,6 +49,7 @@ import * as definitions from './ops/definitions.js';
 import * as history from './ops/history.js';
 import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
+import * as queues from './ops/queues.js';
 import * as retention from './ops/retention.js';
 import * as schedules from './ops/schedules.js';
 import * as signals from './ops/signals.js';
@@ -278,6 +285,54 @@ export class RedisOps {
   }
   pruneDebounces(before: number): Promise<number> {
     return this.invoke((tx) => startKeys.pruneDebounces(tx, before));
+  }
+
+  // ── queues ──
+  putQueue(queue: QueueRecord): Promise<void> {
+    return this.invoke((tx) => queues.putQueue(tx, queue));
+  }
+  getQueue(name: string): Promise<QueueRecord | undefined> {
+    return this.invoke((tx) => queues.getQueue(tx, name));
+  }
+  lockQueue(name: string): Promise<QueueRecord | undefined> {
+    return this.invoke((tx) => queues.lockQueue(tx, name));
+  }
+  listQueues(): Promise<QueueRecord[]> {
+    return this.invoke((tx) => queues.listQueues(tx));
+  }
+  deleteQueue(name: string): Promise<boolean> {
+    return this.invoke((tx) => queues.deleteQueue(tx, name));
+  }
+  enqueue(item: NewQueueItem): Promise<void> {
+    return this.invoke((tx) => queues.enqueue(tx, item));
+  }
+  getQueueItem(job: string): Promise<QueueItem | undefined> {
+    return this.invoke((tx) => queues.getQueueItem(tx, job));
+  }
+  waitingItems(queue: string, now: number, limit: number): Promise<QueueItem[]> {
+    return this.invoke((tx) => queues.waitingItems(tx, queue, now, limit));
+  }
+  runningKeys(queue: string): Promise<{ key: string; running: number }[]> {
+    return this.invoke((tx) => queues.runningKeys(tx, queue));
+  }
+  admitItems(jobIds: readonly string[], now: number): Promise<number> {
+    return this.invoke((tx) => queues.admitItems(tx, jobIds, now));
+  }
+  queuesWaiting(now: number): Promise<string[]> {
+    return this.invoke((tx) => queues.queuesWaiting(tx, now));
+  }
+  queueCounts(): Promise<QueueKeyCount[]> {
+    return this.invoke((tx) => queues.queueCounts(tx));
+  }
+  claimQueued(
+    stream: string,
+    picks: readonly QueuedPick[],
+    options: QueuedClaimOptions,
+  ): Promise<StreamMessage[]> {
+    return this.invoke((tx) => queues.claimQueued(tx, stream, picks, options));
+  }
+  queueHeld(queue: string, now: number): Promise<{ key: string; running: number }[]> {
+    return this.invoke((tx) => queues.queueHeld(tx, queue, now));
   }
 
   // ── schedules ──

@@ -13,22 +13,8 @@ export type UnbuiltOperation = Exclude<keyof StoreTx, keyof RedisOps>;
 
 const UNBUILT: Record<UnbuiltOperation, true> = {
   storeStats: true,
-  claimQueued: true,
-  queueHeld: true,
   waitingStreams: true,
   pruneJobs: true,
-  putQueue: true,
-  getQueue: true,
-  lockQueue: true,
-  listQueues: true,
-  deleteQueue: true,
-  enqueue: true,
-  getQueueItem: true,
-  waitingItems: true,
-  runningKeys: true,
-  admitItems: true,
-  queuesWaiting: true,
-  queueCounts: true,
 };
 
 /** The operations not built yet, by name. */

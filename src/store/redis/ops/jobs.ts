@@ -12,6 +12,7 @@ import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { JobCounts, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { partitionKeys as K, partitionOf } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { jobEnded } from './queues.js';
 
 /** The job's hash fields from its record. */
 function toFields(job: JobRecord): [string, string][] {
@@ -129,6 +130,7 @@ export async function setJobState(
   tx.hset(at.key, fields);
   tx.touch(at.revisionKey, id);
   if (move.notice) tx.notify(move.notice);
+  if (move.final) await jobEnded(tx, id);
   return true;
 }
 

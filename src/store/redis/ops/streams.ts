@@ -65,7 +65,7 @@ function toMessage(id: string, fields: Map<string, string>): StreamMessage | und
 }
 
 /** Reads messages by id, as this transaction sees them, leaving out those gone. */
-async function read(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
+export async function readMessages(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
   const found = await Promise.all(
     ids.map(async (id) => toMessage(id, await tx.hgetall(K.message(P, id)))),
   );
@@ -190,7 +190,7 @@ export async function claimableMessages(
     0,
     count,
   );
-  return read(tx, members.map(idOf));
+  return readMessages(tx, members.map(idOf));
 }
 
 /**
@@ -213,7 +213,7 @@ async function holding(
 }
 
 /** Deletes a message and its index entries at commit. */
-async function drop(tx: RedisTx, stream: string, id: string): Promise<void> {
+export async function dropMessage(tx: RedisTx, stream: string, id: string): Promise<void> {
   const key = K.message(P, id);
   const job = await tx.hget(key, 'job');
   const at = member(id);
@@ -233,7 +233,7 @@ export async function ack(
 ): Promise<boolean> {
   const state = await holding(tx, stream, id, consumer);
   if (state === 'held') {
-    await drop(tx, stream, id);
+    await dropMessage(tx, stream, id);
     return true;
   }
   checkMissedAck(stream, id, state);
@@ -306,7 +306,7 @@ export async function remove(tx: RedisTx, stream: string, ids: string[]): Promis
   for (const id of new Set(ids)) {
     if (!validId(id)) continue;
     if ((await tx.hget(K.message(P, id), 'stream')) !== stream) continue;
-    await drop(tx, stream, id);
+    await dropMessage(tx, stream, id);
     removed++;
   }
   return removed;
@@ -372,7 +372,7 @@ export async function peek(tx: RedisTx, stream: string, limit?: number): Promise
     else members.add(at);
   }
   const ids = [...members].sort().slice(0, count).map(idOf);
-  return read(tx, ids);
+  return readMessages(tx, ids);
 }
 
 /** Every message of a job, waiting or held, in id order. */
@@ -383,7 +383,7 @@ export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessa
     if (score === null) members.delete(at);
     else members.add(at);
   }
-  return read(tx, [...members].sort().map(idOf));
+  return readMessages(tx, [...members].sort().map(idOf));
 }
 
 // ── dead letters ────────────────────────────────────────────────────────
@@ -422,7 +422,7 @@ async function bury(
   if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
   tx.hset(K.deadLetter(P, id), dead);
   tx.member(K.deadLetters(P), member(id), Number(id));
-  await drop(tx, stream, id);
+  await dropMessage(tx, stream, id);
   return toDeadLetter(id, dead) as DeadLetter;
 }
 
@@ -514,7 +514,7 @@ export async function parkMessages(tx: RedisTx, job: string, into: string): Prom
     const holder = await tx.hgetChecked(key, 'consumer');
     await tx.hgetChecked(key, 'availableAt');
     if (holder !== undefined && m.availableAt > now) continue;
-    await drop(tx, m.stream, m.id);
+    await dropMessage(tx, m.stream, m.id);
     await append(tx, [
       {
         stream: into,
@@ -539,7 +539,7 @@ export async function unparkMessages(tx: RedisTx, job: string, from: string): Pr
     if (m.stream !== from) continue;
     const parked = m.payload as { stream: string; payload: Json };
     await tx.hgetChecked(K.message(P, m.id), 'stream');
-    await drop(tx, from, m.id);
+    await dropMessage(tx, from, m.id);
     await append(tx, [
       {
         stream: parked.stream,
