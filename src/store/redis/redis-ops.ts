@@ -39,7 +39,9 @@ import type {
   RetentionRecord,
   ScheduleRecord,
   SignalOutcome,
+  StoreStats,
   StreamMessage,
+  WaitingStream,
   WorkerPresence,
 } from '../records.js';
 import type { ActivityKey, CounterAdd, StoreTx } from '../store.js';
@@ -54,6 +56,7 @@ import * as retention from './ops/retention.js';
 import * as schedules from './ops/schedules.js';
 import * as signals from './ops/signals.js';
 import * as startKeys from './ops/start-keys.js';
+import * as stats from './ops/stats.js';
 import * as streams from './ops/streams.js';
 import * as timers from './ops/timers.js';
 import * as workers from './ops/workers.js';
@@ -94,6 +97,16 @@ export class RedisOps {
   }
   countJobs(filter?: JobFilter): Promise<JobCounts> {
     return this.invoke((tx) => jobs.countJobs(tx, filter));
+  }
+  storeStats(now: number): Promise<StoreStats> {
+    return this.invoke((tx) => stats.storeStats(tx, now));
+  }
+  waitingStreams(
+    prefix: string,
+    before: number,
+    skip?: readonly string[],
+  ): Promise<WaitingStream[]> {
+    return this.invoke((tx) => stats.waitingStreams(tx, prefix, before, skip));
   }
   lastStep(): Promise<number> {
     return this.invoke((tx) => history.lastStep(tx));

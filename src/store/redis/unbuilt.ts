@@ -12,8 +12,6 @@ import type { RedisOps } from './redis-ops.js';
 export type UnbuiltOperation = Exclude<keyof StoreTx, keyof RedisOps>;
 
 const UNBUILT: Record<UnbuiltOperation, true> = {
-  storeStats: true,
-  waitingStreams: true,
   pruneJobs: true,
 };
 

@@ -92,9 +92,9 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
 
   it('an operation not built yet throws NotImplementedError naming it', async () => {
     const store = await open(location.url);
-    const error = await store.storeStats(0).catch((e: unknown) => e);
+    const error = await store.pruneJobs({ endedBefore: 0 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotImplementedError);
-    expect(error).toMatchObject({ code: 'NOT_IMPLEMENTED', operation: 'storeStats' });
+    expect(error).toMatchObject({ code: 'NOT_IMPLEMENTED', operation: 'pruneJobs' });
   });
 
   it('keeps a semaphore as a hash field moved by HINCRBY, and a collation key past 64 bits exactly', async () => {
