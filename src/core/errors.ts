@@ -84,22 +84,6 @@ export class StoreError extends WeftError {
   }
 }
 
-/**
- * An operation a store backend does not implement yet (the Redis store while it is being
- * built, docs/store-redis.md): names the operation and the backend, never a silent stub.
- */
-export class NotImplementedError extends WeftError {
-  constructor(
-    readonly operation: string,
-    readonly backend: string,
-  ) {
-    super(
-      'NOT_IMPLEMENTED',
-      `the ${backend} store does not implement ${operation} yet (see docs/store-redis.md)`,
-    );
-  }
-}
-
 /** A code-first workflow's code no longer matches its recorded history. */
 export class ModifiedDeciderError extends WeftError {
   constructor(

@@ -1,7 +1,6 @@
 /**
  * The Store operations on Redis, each run through `invoke`: inside an open transaction
- * on its attempt ({@link RedisTx}), else in a transaction of its own. The operations
- * phase 1 does not build yet throw `NotImplementedError` naming themselves (unbuilt.ts).
+ * on its attempt ({@link RedisTx}), else in a transaction of its own.
  */
 import type { FlowState } from '../../core/states.js';
 import type { NewDefinition } from '../definition-version.js';
@@ -31,6 +30,8 @@ import type {
   NewTimer,
   NewWaiter,
   NewWorkerPresence,
+  PruneOptions,
+  PruneResult,
   QueuedClaimOptions,
   QueuedPick,
   QueueItem,
@@ -51,6 +52,7 @@ import * as definitions from './ops/definitions.js';
 import * as history from './ops/history.js';
 import * as jobs from './ops/jobs.js';
 import * as journal from './ops/journal.js';
+import * as prune from './ops/prune.js';
 import * as queues from './ops/queues.js';
 import * as retention from './ops/retention.js';
 import * as schedules from './ops/schedules.js';
@@ -61,13 +63,12 @@ import * as streams from './ops/streams.js';
 import * as timers from './ops/timers.js';
 import * as workers from './ops/workers.js';
 import type { RedisTx } from './redis-tx.js';
-import { unbuiltOperations } from './unbuilt.js';
 
 /** Runs an operation on the open transaction's attempt, or in one of its own. */
 export type Invoke = <T>(op: (tx: RedisTx) => Promise<T> | T) => Promise<T>;
 
-/** The operations built so far. */
-export class RedisOps {
+/** Every operation of the contract, on Redis. */
+export class RedisOps implements StoreTx {
   constructor(protected readonly invoke: Invoke) {}
 
   // ── jobs ──
@@ -381,6 +382,9 @@ export class RedisOps {
   listRetentions(): Promise<RetentionRecord[]> {
     return this.invoke((tx) => retention.listRetentions(tx));
   }
+  pruneJobs(options: PruneOptions): Promise<PruneResult> {
+    return this.invoke((tx) => prune.pruneJobs(tx, options));
+  }
 
   // ── workers ──
   putWorker(worker: NewWorkerPresence): Promise<void> {
@@ -405,7 +409,7 @@ export class RedisOps {
   }
 }
 
-/** A whole {@link StoreTx} on Redis: the built operations and the unbuilt ones. */
+/** A {@link StoreTx} on Redis whose operations run through `invoke`. */
 export function redisStoreTx(invoke: Invoke): StoreTx {
-  return Object.assign(new RedisOps(invoke), unbuiltOperations());
+  return new RedisOps(invoke);
 }

@@ -1,15 +1,14 @@
 /**
  * Redis only (issue 23, phase 1): what the conformance suite cannot see of the Redis
  * store. Two transactions that decide on one job both commit, one after the other (the
- * one that lost runs again and sees the other's write: no lost update); an unbuilt
- * operation throws NotImplementedError naming itself; semaphores are hash fields moved
- * by HINCRBY and a collation key past 64 bits is kept exactly; opening refuses a server
+ * one that lost runs again and sees the other's write: no lost update); semaphores are
+ * hash fields moved by HINCRBY and a collation key past 64 bits is kept exactly; opening refuses a server
  * that is not there and a layout it does not know; a committed step survives a SIGKILL of
  * redis-server (appendonly yes, appendfsync always).
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NotImplementedError, StoreError } from '../../../src/core/errors.js';
+import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
 import {
@@ -88,13 +87,6 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
     await Promise.all([increment(), increment()]);
     expect((await store.getJob('j'))?.context).toEqual({ n: 2 });
     expect(runs).toBe(3);
-  });
-
-  it('an operation not built yet throws NotImplementedError naming it', async () => {
-    const store = await open(location.url);
-    const error = await store.pruneJobs({ endedBefore: 0 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NotImplementedError);
-    expect(error).toMatchObject({ code: 'NOT_IMPLEMENTED', operation: 'pruneJobs' });
   });
 
   it('keeps a semaphore as a hash field moved by HINCRBY, and a collation key past 64 bits exactly', async () => {
