@@ -19,7 +19,12 @@ if (!postgres) {
   console.warn('weft: PostgreSQL 15 not found; the postgres test project is skipped');
 }
 
-const backend = (name: 'sqlite' | 'postgres') => ({
+// The Redis half (issue 23) runs only when asked for (WEFT_TEST_REDIS=1): the Redis store
+// is being built and passes only some of the backend files (docs/store-redis.md), so it
+// stays out of the default run until all of them pass. It needs `redis-server`.
+const redis = Boolean(process.env.WEFT_TEST_REDIS);
+
+const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
   extends: true as const,
   test: {
     ...shared,
@@ -58,6 +63,7 @@ export default defineConfig({
       },
       backend('sqlite'),
       ...(postgres ? [backend('postgres')] : []),
+      ...(redis ? [backend('redis')] : []),
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * Opens a store from its URL. Backends are loaded on demand, so an embedded user never
- * loads the PostgreSQL driver and vice versa.
+ * loads the PostgreSQL driver or the Redis client, and vice versa.
  */
 import type { Store } from './store.js';
 import type { StoreOptions } from './store-options.js';
@@ -12,6 +12,10 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
   if (parsed.dialect === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
     return openSqliteStore(parsed, options);
+  }
+  if (parsed.dialect === 'redis') {
+    const { openRedisStore } = await import('./redis/redis-store.js');
+    return openRedisStore(parsed, options);
   }
   const { openPostgresStore } = await import('./postgres/postgres-store.js');
   return openPostgresStore(parsed, options);

@@ -1,7 +1,9 @@
 /**
  * The Store contract: the only way any layer above reaches durable state. It is narrow
  * and every operation is atomic. Backends (`sqlite/`, `postgres/`) implement it with SQL
- * per operation; nothing outside their folders writes SQL.
+ * per operation; nothing outside their folders writes SQL. The Redis backend (`redis/`,
+ * being built: docs/store-redis.md) buffers a transaction's writes and applies them with
+ * one server-side script.
  *
  * Operations come in two places with the same shape: directly on a {@link Store} (each
  * call its own transaction) and on the {@link StoreTx} handed to
@@ -457,8 +459,8 @@ export type Notice = { kind: 'stream'; name: string } | { kind: 'job'; id: strin
 
 /** A connected store. */
 export interface Store extends StoreTx {
-  /** `sqlite` or `postgres`. */
-  readonly dialect: 'sqlite' | 'postgres';
+  /** `sqlite`, `postgres` or `redis`. */
+  readonly dialect: 'sqlite' | 'postgres' | 'redis';
   /** The URL it was opened with, without the password. */
   readonly url: string;
   /**

@@ -1,7 +1,8 @@
 /**
  * Store URLs, parsed in one place. `sqlite:<path>` (or `sqlite::memory:`) opens the
- * embedded store (its directory must exist, except for the default `./.weft/weft.db`); `postgres://` or `postgresql://` opens PostgreSQL. Anything else is a
- * {@link ValidationError} that says what is accepted.
+ * embedded store (its directory must exist, except for the default `./.weft/weft.db`); `postgres://` or `postgresql://` opens PostgreSQL; `redis://[user:pass@]host:port[/db]`
+ * opens the Redis store (docs/store-redis.md; `redis+cluster://` is refused until the
+ * cluster is built). Anything else is a {@link ValidationError} that says what is accepted.
  */
 import { normalize } from 'node:path';
 import { ValidationError } from '../core/errors.js';
@@ -34,9 +35,21 @@ export type StoreUrl =
       poolSize: number | undefined;
       /** The URL without its password or credential parameters, for messages ({@link redactUrl}). */
       redacted: string;
+    }
+  | {
+      dialect: 'redis';
+      host: string;
+      port: number;
+      /** The logical database (`/N`, default 0). */
+      db: number;
+      username: string | undefined;
+      password: string | undefined;
+      /** The URL without its password, for messages. */
+      redacted: string;
     };
 
-const HINT = 'use sqlite:<path>, sqlite::memory: or postgres://user:pass@host:port/db';
+const HINT =
+  'use sqlite:<path>, sqlite::memory:, postgres://user:pass@host:port/db or redis://host:port';
 
 /**
  * Query parameters whose value is a credential (libpq's `password`, `sslpassword`, and
@@ -119,6 +132,7 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
       redacted: redactUrl(parsed.toString()),
     };
   }
+  if (/^redis(\+cluster)?:\/\//i.test(text)) return parseRedisUrl(text);
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1];
   throw new ValidationError(
     scheme
@@ -126,4 +140,49 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
       : `not a store URL: ${JSON.stringify(redactUrl(text))}; ${HINT}`,
     'store URL',
   );
+}
+
+/** `redis://[user:pass@]host:port[/db]`; a typed error for anything else of that scheme. */
+function parseRedisUrl(text: string): StoreUrl {
+  const redacted = redactUrl(text);
+  if (/^redis\+cluster:/i.test(text)) {
+    throw new ValidationError(
+      `redis+cluster:// is not supported yet (the Redis store runs on one server for now, docs/store-redis.md): ${JSON.stringify(redacted)}`,
+      'store URL',
+    );
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch (cause) {
+    throw new ValidationError(
+      `malformed Redis URL ${JSON.stringify(redacted)}; use redis://[user:pass@]host:port[/db]`,
+      'store URL',
+      { cause },
+    );
+  }
+  const port = parsed.port === '' ? 6379 : Number(parsed.port);
+  const dbText = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  const db = dbText === '' ? 0 : Number(dbText);
+  if (!/^\d*$/.test(dbText) || !Number.isInteger(db) || db < 0 || db > 65535) {
+    throw new ValidationError(
+      `the Redis database must be a number (redis://host:port/0), got ${JSON.stringify(dbText)} in ${JSON.stringify(redacted)}`,
+      'store URL',
+    );
+  }
+  if ([...parsed.searchParams.keys()].length > 0) {
+    throw new ValidationError(
+      `a Redis store URL takes no parameters yet, got ${JSON.stringify(redacted)}`,
+      'store URL',
+    );
+  }
+  return {
+    dialect: 'redis',
+    host: decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1') || 'localhost',
+    port,
+    db,
+    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    redacted,
+  };
 }

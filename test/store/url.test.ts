@@ -57,7 +57,10 @@ describe('parseStoreUrl', () => {
     ['   ', /empty/],
     ['sqlite:', /no database path/],
     ['mysql://localhost/db', /unsupported store scheme "mysql:"/],
-    ['redis://localhost', /unsupported store scheme/],
+    ['redis+cluster://a:7000,b:7001', /redis\+cluster:\/\/ is not supported yet/],
+    ['redis://localhost/zero', /Redis database must be a number/],
+    ['redis://localhost:6379/0?tls=1', /takes no parameters/],
+    ['redis://[bad', /malformed Redis URL/],
     ['just-a-path.db', /not a store URL/],
     ['postgres://localhost/db?pool=0', /pool must be an integer/],
     ['postgres://localhost/db?pool=abc', /pool must be an integer/],
@@ -73,6 +76,18 @@ describe('parseStoreUrl', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toMatch(message);
     expect((error as ValidationError).where).toBe('store URL');
+  });
+
+  it('parses a Redis URL, with its password left out of what is printed', () => {
+    expect(parseStoreUrl('redis://127.0.0.1:6390/2')).toMatchObject({
+      dialect: 'redis',
+      host: '127.0.0.1',
+      port: 6390,
+      db: 2,
+    });
+    const url = parseStoreUrl('redis://weft:s3cret@cache.local');
+    expect(url).toMatchObject({ dialect: 'redis', port: 6379, db: 0, password: 's3cret' });
+    expect(url.dialect === 'redis' && url.redacted).toBe('redis://weft:***@cache.local');
   });
 
   it('masks every credential a URL can carry, wherever it is printed', () => {

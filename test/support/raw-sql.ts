@@ -20,6 +20,7 @@ export async function rawSql(url: string, sql: string): Promise<Record<string, u
       db.close();
     }
   }
+  if (parsed.dialect === 'redis') throw new Error(`no SQL on the Redis store (${parsed.redacted})`);
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: parsed.connectionString });
   await client.connect();

@@ -45,6 +45,8 @@ export async function dumpStore(url: string): Promise<string> {
       db.close();
     }
   } else {
+    if (parsed.dialect === 'redis')
+      throw new Error(`no SQL on the Redis store (${parsed.redacted})`);
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: parsed.connectionString });
     await client.connect();

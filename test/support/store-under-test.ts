@@ -1,7 +1,9 @@
 /**
  * Which store the backend tests run on, switched by one variable as pg-boss does:
- * `WEFT_TEST_STORE=sqlite` (a real SQLite file in a temp dir) or `postgres` (a real
- * PostgreSQL server this test file starts for itself, one database per call).
+ * `WEFT_TEST_STORE=sqlite` (a real SQLite file in a temp dir), `postgres` (a real
+ * PostgreSQL server this test file starts for itself, one database per call) or `redis`
+ * (a real redis-server this test file starts for itself, one logical database per call;
+ * the Redis store is being built, docs/store-redis.md).
  *
  * `WEFT_TEST_POSTGRES=required` (set by CI) turns a missing PostgreSQL into a failure;
  * otherwise the PostgreSQL project is skipped when no server can be started.
@@ -14,8 +16,12 @@ import type { Store } from '../../src/store/store.js';
 import type { StoreOptions } from '../../src/store/store-options.js';
 
 /** The backend under test. */
-export const backend: 'sqlite' | 'postgres' =
-  process.env.WEFT_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+export const backend: 'sqlite' | 'postgres' | 'redis' =
+  process.env.WEFT_TEST_STORE === 'postgres'
+    ? 'postgres'
+    : process.env.WEFT_TEST_STORE === 'redis'
+      ? 'redis'
+      : 'sqlite';
 
 /** A fresh, empty store location: its URL and how to remove it. */
 export interface TestStoreLocation {
@@ -31,6 +37,10 @@ export async function freshStoreUrl(): Promise<TestStoreLocation> {
       url: `sqlite:${join(dir, 'weft.db')}`,
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
+  }
+  if (backend === 'redis') {
+    const { freshRedisLocation } = await import('./redis-server.js');
+    return freshRedisLocation();
   }
   const { freshPostgresDatabase } = await import('./postgres-server.js');
   return freshPostgresDatabase();
@@ -55,7 +65,8 @@ export async function openTestStore(
 /**
  * True when the backend under test cannot run here, so its test files skip: PostgreSQL
  * could not be started and `WEFT_TEST_POSTGRES` is not `required` (with `required`, the
- * import fails instead, naming why). Use as `describe.skipIf(skipBackend)(…)`.
+ * import fails instead, naming why), or, for Redis, no `redis-server` is installed. Use as `describe.skipIf(skipBackend)(…)`.
  */
 export const skipBackend: boolean =
-  backend === 'postgres' && !(await (await import('./postgres-server.js')).postgresAvailable());
+  (backend === 'postgres' && !(await (await import('./postgres-server.js')).postgresAvailable())) ||
+  (backend === 'redis' && !(await import('./redis-server.js')).redisServerInstalled());

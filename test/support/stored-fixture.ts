@@ -43,6 +43,7 @@ export async function copyStoredFixture(dir: string): Promise<TestStoreLocation>
       cleanup: async () => rmSync(tmp, { recursive: true, force: true }),
     };
   }
+  if (backend === 'redis') throw new Error('the stored fixtures are SQL: there is none for Redis');
   const { freshPostgresDatabase } = await import('./postgres-server.js');
   const location = await freshPostgresDatabase();
   const client = new pg.Client({ connectionString: location.url });

@@ -1,0 +1,68 @@
+/**
+ * The Redis connection (ioredis): opened from a parsed `redis://` URL, with the commit
+ * script registered (`EVALSHA`, loaded again by ioredis after a server restart), and
+ * errors turned into typed `StoreError`s naming where the server is (never its password).
+ */
+import { Redis } from 'ioredis';
+import { StoreError, WeftError } from '../../core/errors.js';
+import type { StoreUrl } from '../url.js';
+import { CLAIM_SCRIPT, UNCLAIM_SCRIPT } from './claim-script.js';
+import { COMMIT_SCRIPT } from './commit-script.js';
+
+/** A parsed Redis URL. */
+export type RedisUrl = Extract<StoreUrl, { dialect: 'redis' }>;
+
+/** A connection with the commit script as a command. */
+export interface RedisConnection extends Redis {
+  /** Keys then arguments in one array (ioredis flattens it: no spread of a big unit). */
+  weftCommit(numberOfKeys: number, keysThenArgs: string[]): Promise<string[]>;
+  weftClaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
+  weftUnclaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<number>;
+}
+
+/** Opens a connection; `StoreError` `STORE_UNREACHABLE` when the server does not answer. */
+export async function connect(url: RedisUrl): Promise<RedisConnection> {
+  const redis = new Redis({
+    host: url.host,
+    port: url.port,
+    db: url.db,
+    ...(url.username !== undefined && { username: url.username }),
+    ...(url.password !== undefined && { password: url.password }),
+    lazyConnect: true,
+    enableAutoPipelining: true,
+    // A lost connection is retried for a while; a command waits for it, then fails.
+    maxRetriesPerRequest: 20,
+  }) as RedisConnection;
+  redis.defineCommand('weftCommit', { lua: COMMIT_SCRIPT });
+  redis.defineCommand('weftClaim', { lua: CLAIM_SCRIPT });
+  redis.defineCommand('weftUnclaim', { lua: UNCLAIM_SCRIPT });
+  // Errors reach the commands that fail; the event must not go unhandled meanwhile.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new StoreError(`cannot reach Redis at ${url.redacted}: ${messageOf(error)}`, {
+      code: 'STORE_UNREACHABLE',
+      cause: error,
+    });
+  }
+  return redis;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A weft error as it is; anything else a command threw as `StoreError` `STORE_REDIS`. */
+export function asStoreError(error: unknown, url: RedisUrl): unknown {
+  if (error instanceof WeftError) return error;
+  if (error instanceof Error) {
+    return new StoreError(`Redis at ${url.redacted}: ${error.message}`, {
+      code: 'STORE_REDIS',
+      cause: error,
+    });
+  }
+  return error;
+}

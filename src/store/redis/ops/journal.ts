@@ -1,0 +1,48 @@
+/**
+ * Redis journals: a hash per job, `weft:{p}:jrnl:<job>`, seq → the entry as JSON. An
+ * entry is written once: appending a seq that exists (stored, or earlier in the same
+ * transaction) fails with `StoreError`, and the commit checks again that it is still
+ * new (another transaction may have written it meanwhile: then this one runs again, and
+ * finds it).
+ */
+import { StoreError } from '../../../core/errors.js';
+import type { JournalEntry, Json } from '../../records.js';
+import { partitionKeys as K, partitionOf } from '../keys.js';
+import type { RedisTx } from '../redis-tx.js';
+
+function keyOf(job: string): string {
+  return K.journal(partitionOf(job), job);
+}
+
+/** Appends entries (all or none). */
+export async function appendJournal(tx: RedisTx, entries: JournalEntry[]): Promise<void> {
+  const batch = new Set<string>();
+  for (const e of entries) {
+    const id = `${e.job}\u0000${e.seq}`;
+    const stored = await tx.hget(keyOf(e.job), String(e.seq));
+    if (batch.has(id) || stored !== undefined) {
+      throw new StoreError(`journal entry ${e.seq} of job ${e.job} exists; entries never change`, {
+        code: 'STORE_DUPLICATE',
+      });
+    }
+    batch.add(id);
+  }
+  for (const e of entries) {
+    const text = JSON.stringify({ kind: e.kind, key: e.key, data: e.data });
+    tx.hset(keyOf(e.job), [[String(e.seq), text]]);
+    tx.requireNew(keyOf(e.job), String(e.seq));
+  }
+}
+
+/** A job's entries after `afterSeq`, in order. */
+export async function readJournal(tx: RedisTx, job: string, afterSeq = 0): Promise<JournalEntry[]> {
+  const stored = await tx.hgetall(keyOf(job));
+  return [...stored]
+    .map(([seq, text]) => ({ seq: Number(seq), text }))
+    .filter((e) => e.seq > afterSeq)
+    .sort((x, y) => x.seq - y.seq)
+    .map(({ seq, text }) => {
+      const { kind, key, data } = JSON.parse(text) as { kind: string; key: string; data: Json };
+      return { job, seq, kind, key, data };
+    });
+}

@@ -1,0 +1,581 @@
+/**
+ * Redis streams (docs/store-redis.md, section 3): a message is a hash,
+ * `weft:{p}:msg:<id>`; a stream is three sorted sets of its messages — `due` by the time
+ * each is claimable (its `availableAt`, or its lease end while held: SQLite's model, so
+ * "claimable" is one range of one index whether a message was never claimed, given back,
+ * or its lease ran out), `held` by lease end (what `maxHeld` counts), `ids` by id — and a
+ * job's messages are a sorted set too. Leases and delays are times of the store's
+ * injected clock, never Redis's own.
+ *
+ * A claim runs at once, as its own script (two workers never pick the same message, and
+ * never wait for each other's commit), and inside a transaction leaves an undo that gives
+ * the messages back as they were should the transaction roll back or run again. Appends,
+ * acks, releases and lease extensions are buffered and applied by the commit script,
+ * which checks that each message acked or extended is still held by its consumer: the
+ * child messages and the parent's ack are one atomic step (the chain of custody).
+ */
+import { checkMissedAck } from '../../claim-move.js';
+import type {
+  ClaimOptions,
+  DeadLetter,
+  ErrorRecord,
+  Json,
+  NewMessage,
+  StreamMessage,
+} from '../../records.js';
+import {
+  after,
+  appendsHeld,
+  countOption,
+  DEFAULT_PAGE,
+  deliveryLimit,
+} from '../../stream-options.js';
+import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import type { RedisTx } from '../redis-tx.js';
+
+/** Phase 1: every stream lives in the one partition. */
+const P = SINGLE_PARTITION;
+
+/** A message id as the store makes them, or undefined for text that cannot be one. */
+function validId(id: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(id);
+}
+
+/** The message a hash holds; undefined when it is gone. */
+function toMessage(id: string, fields: Map<string, string>): StreamMessage | undefined {
+  const stream = fields.get('stream');
+  if (stream === undefined) return undefined;
+  const num = (name: string) => {
+    const text = fields.get(name);
+    return text === undefined ? null : Number(text);
+  };
+  const lastError = fields.get('lastError');
+  return {
+    id,
+    stream,
+    payload: JSON.parse(fields.get('payload') ?? 'null') as Json,
+    job: fields.get('job') ?? null,
+    deliveries: num('deliveries') ?? 0,
+    consumer: fields.get('consumer') ?? null,
+    leaseUntil: num('leaseUntil'),
+    createdAt: num('createdAt') ?? 0,
+    availableAt: num('availableAt') ?? 0,
+    lastError: lastError === undefined ? null : (JSON.parse(lastError) as ErrorRecord),
+  };
+}
+
+/** Reads messages by id, as this transaction sees them, leaving out those gone. */
+export async function readMessages(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
+  const found = await Promise.all(
+    ids.map(async (id) => toMessage(id, await tx.hgetall(K.message(P, id)))),
+  );
+  return found.filter((m): m is StreamMessage => m !== undefined);
+}
+
+/** Reads messages from Redis as they are now (after a claim's script changed them). */
+async function readFresh(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
+  const pipeline = tx.redis.pipeline();
+  for (const id of ids) pipeline.hgetall(K.message(P, id));
+  const replies = (await pipeline.exec()) ?? [];
+  const out: StreamMessage[] = [];
+  ids.forEach((id, i) => {
+    const [error, fields] = replies[i] ?? [];
+    if (error) throw error;
+    const message = toMessage(id, new Map(Object.entries(fields as Record<string, string>)));
+    if (message) out.push(message);
+  });
+  return out;
+}
+
+/** Appends messages; ids are taken now (a rolled-back append leaves a gap). */
+export async function append(tx: RedisTx, messages: NewMessage[]): Promise<string[]> {
+  if (messages.length === 0) return [];
+  const now = tx.now();
+  // Made into text first, so a payload that is not JSON fails before an id is taken.
+  const payloads = messages.map((m) => JSON.stringify(m.payload ?? null));
+  const last = await tx.redis.incrby(G.messageIds, messages.length);
+  const ids = messages.map((_, i) => String(last - messages.length + 1 + i));
+  messages.forEach((m, i) => {
+    const id = ids[i] as string;
+    const held = m.claim !== undefined && appendsHeld(m, now);
+    const until = held ? after(now, m.claim?.leaseMs) : undefined;
+    const availableAt = until ?? Math.round(m.availableAt ?? now);
+    const fields: [string, string][] = [
+      ['stream', m.stream],
+      ['payload', payloads[i] as string],
+      ['createdAt', String(now)],
+      ['availableAt', String(availableAt)],
+      ['deliveries', held ? '1' : '0'],
+    ];
+    if (m.job) fields.push(['job', m.job]);
+    if (held) {
+      fields.push(['consumer', m.claim?.consumer as string], ['leaseUntil', String(until)]);
+    }
+    const at = member(id);
+    tx.hset(K.message(P, id), fields);
+    tx.member(K.due(P, m.stream), at, availableAt);
+    tx.member(K.ids(P, m.stream), at, Number(id));
+    tx.member(K.streams(P), m.stream, 0);
+    if (m.job) tx.member(K.jobMessages(P, m.job), at, Number(id));
+    if (held) tx.member(K.held(P, m.stream), at, until as number);
+    // A message appended held needs no notice: nobody else could claim it.
+    else tx.notify(`stream:${m.stream}`);
+  });
+  return ids;
+}
+
+/** Claims up to `max` claimable messages now (see the file's comment). */
+export async function claim(
+  tx: RedisTx,
+  stream: string,
+  options: ClaimOptions,
+): Promise<StreamMessage[]> {
+  const max = countOption(options.max, 1);
+  if (max === 0) return [];
+  const now = tx.now();
+  const until = after(now, options.leaseMs);
+  const keys = [K.due(P, stream), K.held(P, stream)];
+  const prefix = K.message(P, '');
+  const limit = deliveryLimit(options.maxDeliveries);
+  const reply = await tx.redis.weftClaim(
+    4,
+    ...keys,
+    K.ids(P, stream),
+    K.deadLetters(P),
+    String(now),
+    String(max),
+    options.consumer,
+    String(until),
+    options.maxHeld === undefined ? '' : String(Math.max(0, Math.floor(options.maxHeld))),
+    prefix,
+    limit === undefined ? '' : String(limit),
+    K.deadLetter(P, ''),
+    K.jobMessages(P, ''),
+  );
+  if (reply.length === 0) return [];
+  const ids: string[] = [];
+  const previous = new Map<string, string>();
+  for (let i = 0; i < reply.length; i += 4) {
+    const id = reply[i] as string;
+    ids.push(id);
+    if (reply[i + 1]) previous.set(id, reply[i + 1] as string);
+  }
+  tx.onRollback(async () => {
+    await tx.redis.weftUnclaim(2, ...keys, options.consumer, String(until), prefix, ...reply);
+  });
+  for (const id of ids) tx.forget(K.message(P, id));
+  const messages = await readFresh(tx, ids);
+  return messages
+    .sort((a, b) => Number(a.id) - Number(b.id))
+    .map((m) => {
+      const before = previous.get(m.id);
+      return before === undefined ? m : { ...m, previousConsumer: before };
+    });
+}
+
+/** Up to `limit` messages claimable at `now`, oldest first, left unclaimed. */
+export async function claimableMessages(
+  tx: RedisTx,
+  stream: string,
+  now: number,
+  limit: number,
+  after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+): Promise<StreamMessage[]> {
+  const count = countOption(limit, DEFAULT_PAGE);
+  if (count === 0) return [];
+  if (!after) {
+    const members = await tx.redis.zrangebyscore(
+      K.due(P, stream),
+      '-inf',
+      Math.round(now),
+      'LIMIT',
+      0,
+      count,
+    );
+    return readMessages(tx, members.map(idOf));
+  }
+  // After a message: the set orders by (due time, zero-padded id), so read from its due
+  // time on and leave out what sorts at or before it (its ties read first).
+  const from = Math.round(after.availableAt);
+  const past = member(after.id);
+  const picked: string[] = [];
+  for (let offset = 0; picked.length < count; ) {
+    const page = await tx.redis.zrangebyscore(
+      K.due(P, stream),
+      from,
+      Math.round(now),
+      'WITHSCORES',
+      'LIMIT',
+      offset,
+      count,
+    );
+    for (let i = 0; i < page.length && picked.length < count; i += 2) {
+      const m = page[i] as string;
+      if (Number(page[i + 1]) === from && m <= past) continue;
+      picked.push(m);
+    }
+    if (page.length < count * 2) break;
+    offset += count;
+  }
+  return readMessages(tx, picked.map(idOf));
+}
+
+/**
+ * Whether `consumer` holds message `id` of `stream`, as the commit will check it; the
+ * message's fields when it does.
+ */
+async function holding(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+): Promise<'held' | { consumer: string | null; deliveries: number } | undefined> {
+  if (!validId(id)) return undefined;
+  const key = K.message(P, id);
+  const holder = await tx.hgetChecked(key, 'consumer');
+  const [storedStream, deliveries] = await tx.hmget(key, ['stream', 'deliveries']);
+  if (storedStream !== stream) return undefined;
+  if (holder === consumer) return 'held';
+  return { consumer: holder ?? null, deliveries: Number(deliveries ?? 0) };
+}
+
+/** Deletes a message and its index entries at commit. */
+export async function dropMessage(tx: RedisTx, stream: string, id: string): Promise<void> {
+  const key = K.message(P, id);
+  const job = await tx.hget(key, 'job');
+  const at = member(id);
+  tx.deleteKey(key);
+  tx.member(K.due(P, stream), at, null);
+  tx.member(K.held(P, stream), at, null);
+  tx.member(K.ids(P, stream), at, null);
+  if (job) tx.member(K.jobMessages(P, job), at, null);
+}
+
+/** Completes a message `consumer` holds (the claim machine's CLAIMED → COMPLETE). */
+export async function ack(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+): Promise<boolean> {
+  const state = await holding(tx, stream, id, consumer);
+  if (state === 'held') {
+    await dropMessage(tx, stream, id);
+    return true;
+  }
+  checkMissedAck(stream, id, state);
+  return false;
+}
+
+/** Acks several messages; returns those `consumer` still held. */
+export async function ackMany(
+  tx: RedisTx,
+  stream: string,
+  ids: string[],
+  consumer: string,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of ids) if (await ack(tx, stream, id, consumer)) out.push(id);
+  return out;
+}
+
+/** Extends the leases `consumer` still holds; returns those ids. */
+export async function extendLease(
+  tx: RedisTx,
+  stream: string,
+  ids: string[],
+  consumer: string,
+  leaseMs: number,
+): Promise<string[]> {
+  const until = after(tx.now(), leaseMs);
+  const out: string[] = [];
+  for (const id of ids) {
+    if ((await holding(tx, stream, id, consumer)) !== 'held') continue;
+    const at = member(id);
+    tx.hset(K.message(P, id), [
+      ['leaseUntil', String(until)],
+      ['availableAt', String(until)],
+    ]);
+    tx.member(K.due(P, stream), at, until);
+    tx.member(K.held(P, stream), at, until);
+    out.push(id);
+  }
+  return out;
+}
+
+/** Gives a held message back, claimable after `delayMs`, keeping `lastError` with it. */
+export async function release(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+  delayMs?: number,
+  lastError?: ErrorRecord,
+): Promise<boolean> {
+  if ((await holding(tx, stream, id, consumer)) !== 'held') return false;
+  const at = after(tx.now(), delayMs);
+  const fields: [string, string | null][] = [
+    ['consumer', null],
+    ['leaseUntil', null],
+    ['availableAt', String(at)],
+  ];
+  if (lastError !== undefined) fields.push(['lastError', JSON.stringify(lastError)]);
+  tx.hset(K.message(P, id), fields);
+  tx.member(K.due(P, stream), member(id), at);
+  tx.member(K.held(P, stream), member(id), null);
+  tx.notify(`stream:${stream}`);
+  return true;
+}
+
+/** Deletes messages whoever holds them. */
+export async function remove(tx: RedisTx, stream: string, ids: string[]): Promise<number> {
+  let removed = 0;
+  for (const id of new Set(ids)) {
+    if (!validId(id)) continue;
+    if ((await tx.hget(K.message(P, id), 'stream')) !== stream) continue;
+    await dropMessage(tx, stream, id);
+    removed++;
+  }
+  return removed;
+}
+
+/** Makes expired leases claimable now, after dead-lettering the claimable messages past `maxDeliveries`. */
+export async function reclaimExpired(
+  tx: RedisTx,
+  stream: string,
+  options: { maxDeliveries?: number } = {},
+): Promise<{ reclaimed: number; deadLettered: number }> {
+  const now = tx.now();
+  const limit = deliveryLimit(options.maxDeliveries);
+  const deadLettered = limit === undefined ? 0 : await buryDue(tx, stream, now, limit);
+  const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
+  let reclaimed = 0;
+  for (const at of expired) {
+    const id = idOf(at);
+    const key = K.message(P, id);
+    // Checked at commit: a lease extended meanwhile is not taken away.
+    const lease = await tx.hgetChecked(key, 'leaseUntil');
+    const holder = await tx.hgetChecked(key, 'consumer');
+    if (holder === undefined || lease === undefined || Number(lease) > now) continue;
+    tx.hset(key, [
+      ['consumer', null],
+      ['leaseUntil', null],
+    ]);
+    tx.member(K.held(P, stream), at, null);
+    reclaimed++;
+  }
+  if (reclaimed > 0) tx.notify(`stream:${stream}`);
+  return { reclaimed, deadLettered };
+}
+
+/** Messages of one stream (or all), as this transaction sees them. */
+export async function countMessages(tx: RedisTx, stream?: string): Promise<number> {
+  const streams =
+    stream === undefined
+      ? [
+          ...new Set([
+            ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
+            ...[...tx.ownMembers(K.streams(P)).keys()],
+          ]),
+        ]
+      : [stream];
+  let total = 0;
+  for (const name of streams) {
+    total += await tx.redis.zcard(K.ids(P, name));
+    for (const score of tx.ownMembers(K.ids(P, name)).values()) total += score === null ? -1 : 1;
+  }
+  return total;
+}
+
+/** Messages in id order without claiming them. */
+export async function peek(tx: RedisTx, stream: string, limit?: number): Promise<StreamMessage[]> {
+  const count = countOption(limit, DEFAULT_PAGE);
+  if (count === 0) return [];
+  const own = tx.ownMembers(K.ids(P, stream));
+  const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
+  const members = new Set(stored);
+  for (const [at, score] of own) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  const ids = [...members].sort().slice(0, count).map(idOf);
+  return readMessages(tx, ids);
+}
+
+/** Every message of a job, waiting or held, in id order. */
+export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessage[]> {
+  const key = K.jobMessages(P, job);
+  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
+  for (const [at, score] of tx.ownMembers(key)) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  return readMessages(tx, [...members].sort().map(idOf));
+}
+
+// ── dead letters ────────────────────────────────────────────────────────
+
+/** The dead letter a hash holds; undefined when there is none. */
+function toDeadLetter(id: string, fields: Map<string, string>): DeadLetter | undefined {
+  const message = toMessage(id, fields);
+  if (!message) return undefined;
+  return {
+    id,
+    stream: message.stream,
+    payload: message.payload,
+    job: message.job,
+    deliveries: message.deliveries,
+    reason: fields.get('reason') ?? '',
+    lastError: message.lastError ?? null,
+    createdAt: message.createdAt,
+    deadAt: Number(fields.get('deadAt') ?? 0),
+  };
+}
+
+/** Moves a message to the dead letters at commit; returns the dead letter. */
+async function bury(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  reason: string,
+  lastError?: ErrorRecord,
+): Promise<DeadLetter> {
+  const fields = await tx.hgetall(K.message(P, id));
+  const dead = new Map(fields);
+  dead.delete('consumer');
+  dead.delete('leaseUntil');
+  dead.set('reason', reason);
+  dead.set('deadAt', String(tx.now()));
+  if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
+  tx.hset(K.deadLetter(P, id), dead);
+  tx.member(K.deadLetters(P), member(id), Number(id));
+  await dropMessage(tx, stream, id);
+  return toDeadLetter(id, dead) as DeadLetter;
+}
+
+/** Dead-letters the claimable messages of `stream` delivered `limit` times or more. */
+async function buryDue(tx: RedisTx, stream: string, now: number, limit: number): Promise<number> {
+  let buried = 0;
+  for (const at of await tx.redis.zrangebyscore(K.due(P, stream), '-inf', now)) {
+    const id = idOf(at);
+    const key = K.message(P, id);
+    // Checked at commit: a claim meanwhile (one more delivery) is a conflict.
+    const deliveries = Number((await tx.hgetChecked(key, 'deliveries')) ?? 0);
+    await tx.hgetChecked(key, 'availableAt');
+    if (deliveries === 0 || deliveries < limit) continue;
+    await bury(tx, stream, id, `delivered ${deliveries} times; maxDeliveries is ${limit}`);
+    buried++;
+  }
+  return buried;
+}
+
+/** Moves a message `consumer` holds to the dead letters now; undefined when it does not. */
+export async function deadLetter(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  consumer: string,
+  reason: string,
+  lastError?: ErrorRecord,
+): Promise<DeadLetter | undefined> {
+  if ((await holding(tx, stream, id, consumer)) !== 'held') return undefined;
+  return bury(tx, stream, id, reason, lastError);
+}
+
+/** The dead letters in id order, of one stream or all. */
+export async function listDeadLetters(
+  tx: RedisTx,
+  stream?: string,
+  limit?: number,
+): Promise<DeadLetter[]> {
+  const page = countOption(limit, DEFAULT_PAGE);
+  if (page === 0) return [];
+  const key = K.deadLetters(P);
+  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
+  for (const [at, score] of tx.ownMembers(key)) {
+    if (score === null) members.delete(at);
+    else members.add(at);
+  }
+  const out: DeadLetter[] = [];
+  for (const at of [...members].sort()) {
+    const dead = await getDeadLetter(tx, idOf(at));
+    if (dead && (stream === undefined || dead.stream === stream)) out.push(dead);
+    if (out.length >= page) break;
+  }
+  return out;
+}
+
+/** One dead letter, by id. */
+export async function getDeadLetter(tx: RedisTx, id: string): Promise<DeadLetter | undefined> {
+  if (!validId(id)) return undefined;
+  return toDeadLetter(id, await tx.hgetall(K.deadLetter(P, id)));
+}
+
+/** Moves a dead letter back to its stream as a new message; returns its new id. */
+export async function requeueDeadLetter(tx: RedisTx, id: string): Promise<string | undefined> {
+  if (!validId(id)) return undefined;
+  const key = K.deadLetter(P, id);
+  // Checked at commit: two requeues of one dead letter cannot both take it.
+  if ((await tx.hgetChecked(key, 'stream')) === undefined) return undefined;
+  const dead = await getDeadLetter(tx, id);
+  if (!dead) return undefined;
+  tx.deleteKey(key);
+  tx.member(K.deadLetters(P), member(id), null);
+  const [newId] = await append(tx, [{ stream: dead.stream, job: dead.job, payload: dead.payload }]);
+  return newId;
+}
+
+// ── parking (suspend and resume) ────────────────────────────────────────
+
+/**
+ * Moves the messages of `job` nobody holds (never claimed, given back, or their lease
+ * ran out) into stream `into`, as `{ stream, payload }`; returns how many.
+ */
+export async function parkMessages(tx: RedisTx, job: string, into: string): Promise<number> {
+  const now = tx.now();
+  let moved = 0;
+  for (const m of await jobMessages(tx, job)) {
+    if (m.stream === into) continue;
+    const key = K.message(P, m.id);
+    // Checked at commit: a claim meanwhile keeps its message where it is.
+    const holder = await tx.hgetChecked(key, 'consumer');
+    await tx.hgetChecked(key, 'availableAt');
+    if (holder !== undefined && m.availableAt > now) continue;
+    await dropMessage(tx, m.stream, m.id);
+    await append(tx, [
+      {
+        stream: into,
+        job,
+        payload: { stream: m.stream, payload: m.payload },
+        availableAt: holder === undefined ? Math.max(m.availableAt, now) : now,
+      },
+    ]);
+    moved++;
+  }
+  return moved;
+}
+
+/**
+ * Moves the messages of `job` parked in `from` back to their streams, claimable now, or
+ * at their time when it has not come yet; returns how many.
+ */
+export async function unparkMessages(tx: RedisTx, job: string, from: string): Promise<number> {
+  const now = tx.now();
+  let moved = 0;
+  for (const m of await jobMessages(tx, job)) {
+    if (m.stream !== from) continue;
+    const parked = m.payload as { stream: string; payload: Json };
+    await tx.hgetChecked(K.message(P, m.id), 'stream');
+    await dropMessage(tx, from, m.id);
+    await append(tx, [
+      {
+        stream: parked.stream,
+        job,
+        payload: parked.payload,
+        ...(m.availableAt > now && { availableAt: m.availableAt }),
+      },
+    ]);
+    moved++;
+  }
+  return moved;
+}

@@ -1,0 +1,473 @@
+/**
+ * One attempt of a Redis transaction (docs/store-redis.md, section 1): the reads it made
+ * (kept, so a second read of the same field answers the same), the writes it buffered
+ * (the overlay every later read of the transaction sees), what the commit must check,
+ * and an undo log so a nested transaction that throws takes back only its own writes.
+ *
+ * Hash fields are the unit: a job's record, its counters and its activity records are
+ * hashes (keys.ts). A field in the overlay is a string, or `null` once deleted.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { StoreError } from '../../core/errors.js';
+import { CommitPlan } from './commit-script.js';
+import type { RedisConnection } from './connection.js';
+import { partitionKeys } from './keys.js';
+
+/** What a commit came to. */
+export type CommitOutcome =
+  | { status: 'ok' }
+  | { status: 'conflict'; key: string; field: string }
+  | { status: 'exists'; key: string; field: string };
+
+/** The fields of a hash as read: every one (`all`) or those asked for. */
+interface Seen {
+  all: boolean;
+  fields: Map<string, string | null>;
+}
+
+/** A history line waiting for the commit, which numbers it. */
+interface PendingLine {
+  key: string;
+  idsKey: string;
+  tail: string;
+}
+
+/** The state of one attempt. */
+export class RedisTx {
+  /** Server values as first read (null: absent). */
+  private readonly seen = new Map<string, Seen>();
+  /** Buffered hash writes: key → field → value (null: deleted). */
+  private readonly dirty = new Map<string, Map<string, string | null>>();
+  /** Counter fields this transaction moved: key → field → the stored text it started from. */
+  private readonly counterBase = new Map<string, Map<string, string | undefined>>();
+  /** Revisions read under a lock: revision key → job → revision. */
+  private readonly revisions = new Map<string, Map<string, string>>();
+  /** Fields read whose server value the commit checks (a message's holder). */
+  private readonly checked = new Map<string, Map<string, string | undefined>>();
+  /** Fields that must not exist at commit (journal entries). */
+  private readonly fresh: [string, string][] = [];
+  /** Sorted-set members added (score) or removed (null), per key. */
+  private readonly members = new Map<string, Map<string, number | null>>();
+  /** Jobs whose owned data this transaction writes: revision key → jobs. */
+  private readonly touched = new Map<string, Set<string>>();
+  private readonly lines: PendingLine[] = [];
+  private readonly notices = new Set<string>();
+  /** Keys deleted whole at commit (before the fields written after the delete). */
+  private readonly deleted = new Set<string>();
+  private readonly undo: (() => void)[] = [];
+  /** Locks this attempt holds (key → token), released by its commit or its end. */
+  private readonly locks = new Map<string, string>();
+  /**
+   * What gives back the effects this attempt made at once, outside the commit (a claim:
+   * streams.ts), should it roll back; each with the undo-log mark it was made at.
+   */
+  private readonly compensations: { mark: number; run: () => Promise<void> }[] = [];
+
+  constructor(
+    readonly redis: RedisConnection,
+    readonly clock: Clock,
+  ) {}
+
+  /** Whole milliseconds from the store's clock. */
+  now(): number {
+    return Math.round(this.clock.now());
+  }
+
+  // ── reads ─────────────────────────────────────────────────────────────
+
+  private seenOf(key: string): Seen {
+    let s = this.seen.get(key);
+    if (!s) {
+      s = { all: false, fields: new Map() };
+      this.seen.set(key, s);
+    }
+    return s;
+  }
+
+  /** The server's value of a field (read once per transaction). */
+  private async serverField(key: string, field: string): Promise<string | null> {
+    const s = this.seenOf(key);
+    if (s.fields.has(field)) return s.fields.get(field) as string | null;
+    if (s.all) return null;
+    const value = await this.redis.hget(key, field);
+    // A concurrent read of the same field may have landed first: keep the first.
+    if (!s.fields.has(field)) s.fields.set(field, value);
+    return s.fields.get(field) as string | null;
+  }
+
+  /** Forgets what was read of a key (a claim's script changed it since). */
+  forget(key: string): void {
+    this.seen.delete(key);
+  }
+
+  /** A field as this transaction sees it: its own write, else the server's value. */
+  async hget(key: string, field: string): Promise<string | undefined> {
+    const own = this.dirty.get(key);
+    if (own?.has(field)) return own.get(field) ?? undefined;
+    if (this.deleted.has(key)) return undefined;
+    return (await this.serverField(key, field)) ?? undefined;
+  }
+
+  /** Several fields of one hash. */
+  async hmget(key: string, fields: string[]): Promise<(string | undefined)[]> {
+    const s = this.seenOf(key);
+    const missing = s.all ? [] : [...new Set(fields)].filter((f) => !s.fields.has(f));
+    if (missing.length > 0) {
+      const values = await this.redis.hmget(key, ...missing);
+      missing.forEach((f, i) => {
+        if (!s.fields.has(f)) s.fields.set(f, values[i] ?? null);
+      });
+    }
+    const own = this.dirty.get(key);
+    const gone = this.deleted.has(key);
+    return fields.map((f) =>
+      own?.has(f) ? (own.get(f) ?? undefined) : gone ? undefined : (s.fields.get(f) ?? undefined),
+    );
+  }
+
+  /** Every field of a hash as this transaction sees it. */
+  async hgetall(key: string): Promise<Map<string, string>> {
+    const s = this.seenOf(key);
+    if (!s.all) {
+      const stored = await this.redis.hgetall(key);
+      if (!s.all) {
+        for (const [f, v] of Object.entries(stored)) if (!s.fields.has(f)) s.fields.set(f, v);
+        s.all = true;
+      }
+    }
+    return this.hgetallSync(key);
+  }
+
+  /**
+   * Reads jobs' revisions and records as one snapshot (`MULTI`), remembering each
+   * revision for the commit to check: the Redis form of `SELECT … FOR UPDATE`.
+   */
+  async lockRead(
+    items: { revisionKey: string; job: string; key: string }[],
+  ): Promise<Map<string, string>[]> {
+    const multi = this.redis.multi();
+    for (const item of items) multi.hget(item.revisionKey, item.job).hgetall(item.key);
+    const replies = (await multi.exec()) ?? [];
+    return items.map((item, i) => {
+      const [revError, revision] = replies[2 * i] ?? [];
+      const [allError, stored] = replies[2 * i + 1] ?? [];
+      if (revError) throw revError;
+      if (allError) throw allError;
+      this.remember(item.revisionKey, item.job, (revision as string | null) ?? '0');
+      const s = this.seenOf(item.key);
+      if (!s.all) {
+        for (const [f, v] of Object.entries(stored as Record<string, string>)) {
+          if (!s.fields.has(f)) s.fields.set(f, v);
+        }
+        s.all = true;
+      }
+      return this.hgetallSync(item.key);
+    });
+  }
+
+  /** A hash as seen, once it has been read whole. */
+  private hgetallSync(key: string): Map<string, string> {
+    const out = new Map<string, string>();
+    if (!this.deleted.has(key)) {
+      for (const [f, v] of this.seenOf(key).fields) if (v !== null) out.set(f, v);
+    }
+    for (const [f, v] of this.dirty.get(key) ?? []) {
+      if (v === null) out.delete(f);
+      else out.set(f, v);
+    }
+    return out;
+  }
+
+  /** Remembers a revision for the commit to check (the first one read wins). */
+  private remember(revisionKey: string, job: string, revision: string): void {
+    let jobs = this.revisions.get(revisionKey);
+    if (!jobs) {
+      jobs = new Map();
+      this.revisions.set(revisionKey, jobs);
+    }
+    if (!jobs.has(job)) {
+      jobs.set(job, revision);
+      const map = jobs;
+      this.undo.push(() => map.delete(job));
+    }
+  }
+
+  /** Reads and remembers a job's revision without its record (a create's "absent" check). */
+  async lockRevision(revisionKey: string, job: string): Promise<void> {
+    if (this.revisions.get(revisionKey)?.has(job)) return;
+    const revision = (await this.redis.hget(revisionKey, job)) ?? '0';
+    this.remember(revisionKey, job, revision);
+  }
+
+  /** Members added or removed in this transaction, for merging into a listing. */
+  ownMembers(key: string): ReadonlyMap<string, number | null> {
+    return this.members.get(key) ?? new Map();
+  }
+
+  // ── writes ────────────────────────────────────────────────────────────
+
+  /** Sets (or with null deletes) hash fields in the overlay. */
+  hset(key: string, pairs: Iterable<[string, string | null]>): void {
+    let own = this.dirty.get(key);
+    if (!own) {
+      own = new Map();
+      this.dirty.set(key, own);
+      const created = own;
+      this.undo.push(() => {
+        if (this.dirty.get(key) === created) this.dirty.delete(key);
+      });
+    }
+    const map = own;
+    for (const [field, value] of pairs) {
+      const had = map.has(field);
+      const before = map.get(field);
+      map.set(field, value);
+      this.undo.push(() => {
+        if (had) map.set(field, before as string | null);
+        else map.delete(field);
+      });
+    }
+  }
+
+  /**
+   * Moves a counter field: reads it (once), remembers the stored text it started from for
+   * the commit to check, and writes the new value. Returns the new value.
+   */
+  async addCounter(key: string, field: string, delta: bigint, initial?: bigint): Promise<bigint> {
+    const current = await this.hget(key, field);
+    this.baseOf(key, field);
+    const value = (current === undefined ? (initial ?? 0n) : BigInt(current)) + delta;
+    this.hset(key, [[field, value.toString()]]);
+    return value;
+  }
+
+  /** Records the stored text a counter started from (already read by {@link hget}). */
+  private baseOf(key: string, field: string): void {
+    let fields = this.counterBase.get(key);
+    if (!fields) {
+      fields = new Map();
+      this.counterBase.set(key, fields);
+    }
+    if (fields.has(field)) return;
+    fields.set(field, this.seenOf(key).fields.get(field) ?? undefined);
+    const map = fields;
+    this.undo.push(() => map.delete(field));
+  }
+
+  /** Reads several counter fields of one hash at once, ahead of {@link addCounter}. */
+  async prefetch(key: string, fields: string[]): Promise<void> {
+    await this.hmget(key, fields);
+  }
+
+  /**
+   * Takes the lock at `key` for the rest of this attempt, waiting while another holds it
+   * (a second locker of a queue or schedule runs after the first, as on the SQL stores).
+   * The lock is a key with a lease ({@link LOCK_LEASE_MS}), so a client that dies leaves
+   * it for that long at most; the commit checks it still holds it and releases it.
+   */
+  async lock(key: string): Promise<void> {
+    if (this.locks.has(key)) return;
+    const token = randomUUID();
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let wait = 2; ; wait = Math.min(50, wait * 2)) {
+      if ((await this.redis.set(key, token, 'PX', LOCK_LEASE_MS, 'NX')) === 'OK') break;
+      if (Date.now() > deadline) {
+        throw new StoreError(`waited ${LOCK_WAIT_MS} ms for the lock ${key}; nothing was written`, {
+          code: 'STORE_CONFLICT',
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    this.locks.set(key, token);
+  }
+
+  /** Releases the locks this attempt holds (it rolled back or runs again). */
+  async releaseLocks(): Promise<void> {
+    const held = [...this.locks];
+    this.locks.clear();
+    for (const [key, token] of held) {
+      await this.redis.weftCommit(1, [key, 'own', '1', token, '|', 'unlock', '1', token]);
+    }
+  }
+
+  /** Deletes a key whole at commit (a message acked); fields set later are written after. */
+  deleteKey(key: string): void {
+    const own = this.dirty.get(key);
+    this.dirty.delete(key);
+    const was = this.deleted.has(key);
+    this.deleted.add(key);
+    this.undo.push(() => {
+      if (!was) this.deleted.delete(key);
+      if (own) this.dirty.set(key, own);
+    });
+  }
+
+  /** Something to run should this attempt roll back (see {@link compensate}). */
+  onRollback(run: () => Promise<void>): void {
+    // A place of its own in the undo log: a savepoint taken before it is below its mark.
+    this.undo.push(() => {});
+    this.compensations.push({ mark: this.undo.length - 1, run });
+  }
+
+  /**
+   * Gives back the effects made at once since `mark` (all of them by default), newest
+   * first: the attempt rolled back, or a nested transaction did.
+   */
+  async compensate(mark = 0): Promise<void> {
+    while ((this.compensations.at(-1)?.mark ?? -1) >= mark) {
+      const last = this.compensations.pop() as { run: () => Promise<void> };
+      await last.run();
+    }
+  }
+
+  /** Adds or (score null) removes a sorted-set member at commit. */
+  member(key: string, member: string, score: number | null): void {
+    let own = this.members.get(key);
+    if (!own) {
+      own = new Map();
+      this.members.set(key, own);
+    }
+    const map = own;
+    const had = map.has(member);
+    const before = map.get(member);
+    map.set(member, score);
+    this.undo.push(() => {
+      if (had) map.set(member, before as number | null);
+      else map.delete(member);
+    });
+  }
+
+  /** Marks a job's owned data as written: the commit bumps its revision. */
+  touch(revisionKey: string, job: string): void {
+    let jobs = this.touched.get(revisionKey);
+    if (!jobs) {
+      jobs = new Set();
+      this.touched.set(revisionKey, jobs);
+    }
+    if (jobs.has(job)) return;
+    jobs.add(job);
+    const set = jobs;
+    this.undo.push(() => set.delete(job));
+  }
+
+  /**
+   * A field whose server value (as read) the commit checks is unchanged: what an ack or
+   * a lease extension decided from (the message's holder).
+   */
+  async hgetChecked(key: string, field: string): Promise<string | undefined> {
+    const own = this.dirty.get(key);
+    if (own?.has(field) || this.deleted.has(key)) return this.hget(key, field);
+    const value = (await this.serverField(key, field)) ?? undefined;
+    let fields = this.checked.get(key);
+    if (!fields) {
+      fields = new Map();
+      this.checked.set(key, fields);
+    }
+    if (!fields.has(field)) {
+      fields.set(field, value);
+      const map = fields;
+      this.undo.push(() => map.delete(field));
+    }
+    return value;
+  }
+
+  /** A field that must not exist when the transaction commits. */
+  requireNew(key: string, field: string): void {
+    this.fresh.push([key, field]);
+    this.undo.push(() => this.fresh.pop());
+  }
+
+  /** A history line for the commit to number and append. */
+  appendLine(key: string, idsKey: string, tail: string): void {
+    this.lines.push({ key, idsKey, tail });
+    this.undo.push(() => this.lines.pop());
+  }
+
+  /** A notice key (`stream:<name>`, `job:<id>`) to publish when the commit lands. */
+  notify(key: string): void {
+    if (this.notices.has(key)) return;
+    this.notices.add(key);
+    this.undo.push(() => this.notices.delete(key));
+  }
+
+  // ── savepoints and commit ─────────────────────────────────────────────
+
+  /** A savepoint: how far the undo log reaches now. */
+  mark(): number {
+    return this.undo.length;
+  }
+
+  /** Takes back every write made since `mark`. */
+  rollbackTo(mark: number): void {
+    while (this.undo.length > mark) (this.undo.pop() as () => void)();
+  }
+
+  /** The commit's checks and writes. */
+  plan(): CommitPlan {
+    const plan = new CommitPlan();
+    for (const [revisionKey, jobs] of this.revisions) {
+      for (const [job, revision] of jobs) plan.checkRevision(revisionKey, job, revision);
+    }
+    for (const [key, fields] of this.counterBase) {
+      for (const [field, base] of fields) plan.checkField(key, field, base);
+    }
+    for (const [key, field] of this.fresh) plan.checkNew(key, field);
+    for (const [key, fields] of this.checked) {
+      for (const [field, value] of fields) plan.checkField(key, field, value);
+    }
+    for (const [key, token] of this.locks) plan.checkLock(key, token);
+    for (const key of this.deleted) plan.del(key);
+    for (const [key, fields] of this.dirty) {
+      const bases = this.counterBase.get(key);
+      const sets: [string, string][] = [];
+      const deletes: string[] = [];
+      for (const [field, value] of fields) {
+        if (value === null) {
+          deletes.push(field);
+          continue;
+        }
+        const delta = bases?.has(field) ? int64Delta(bases.get(field), value) : undefined;
+        if (delta !== undefined) plan.hincr(key, field, delta);
+        else sets.push([field, value]);
+      }
+      if (sets.length > 0) plan.hset(key, sets);
+      if (deletes.length > 0) plan.hdel(key, deletes);
+    }
+    for (const [key, members] of this.members) {
+      for (const [member, score] of members) {
+        if (score === null) plan.zrem(key, member);
+        else plan.zadd(key, score, member);
+      }
+    }
+    for (const [revisionKey, jobs] of this.touched) {
+      for (const job of jobs) plan.bump(revisionKey, job);
+    }
+    for (const line of this.lines) plan.history(line.key, line.idsKey, line.tail);
+    for (const [key, token] of this.locks) plan.unlock(key, token);
+    for (const key of this.notices) plan.publish(partitionKeys.notice(key));
+    return plan;
+  }
+}
+
+/** How long a lock lives without its holder committing (a client that died). */
+export const LOCK_LEASE_MS = 30_000;
+
+/** How long a transaction waits for a lock before it gives up. */
+export const LOCK_WAIT_MS = 60_000;
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+const fits = (n: bigint) => n >= INT64_MIN && n <= INT64_MAX;
+
+/**
+ * The delta that takes a counter from `base` (absent: 0) to `value` by `HINCRBY`, when
+ * Redis can do that add exactly (both ends and the delta in 64 bits); else undefined and
+ * the commit writes the exact decimal with `HSET`.
+ */
+function int64Delta(base: string | undefined, value: string): bigint | undefined {
+  const from = base === undefined ? 0n : BigInt(base);
+  const to = BigInt(value);
+  const delta = to - from;
+  return fits(from) && fits(to) && fits(delta) ? delta : undefined;
+}

@@ -1,0 +1,149 @@
+/**
+ * Redis only (issue 23, phase 1): what the conformance suite cannot see of the Redis
+ * store. Two transactions that decide on one job both commit, one after the other (the
+ * one that lost runs again and sees the other's write: no lost update); semaphores are
+ * hash fields moved by HINCRBY and a collation key past 64 bits is kept exactly; opening refuses a server
+ * that is not there and a layout it does not know; a committed step survives a SIGKILL of
+ * redis-server (appendonly yes, appendfsync always).
+ */
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../../src/core/errors.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
+import {
+  freePort,
+  killRedisServer,
+  type RedisServer,
+  startRedisServer,
+  stopRedisServer,
+} from '../../support/redis-server.js';
+import {
+  backend,
+  freshStoreUrl,
+  skipBackend,
+  type TestStoreLocation,
+} from '../../support/store-under-test.js';
+
+let location: TestStoreLocation;
+const stores: Store[] = [];
+const raws: Redis[] = [];
+beforeEach(async () => {
+  if (backend === 'redis' && !skipBackend) location = await freshStoreUrl();
+});
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+  for (const r of raws.splice(0)) r.disconnect();
+  await location?.cleanup();
+});
+
+async function open(url: string, options = {}): Promise<Store> {
+  const store = await openStore(url, options);
+  stores.push(store);
+  return store;
+}
+
+/** A plain connection to the store's database, to look behind the store. */
+function raw(url: string): Redis {
+  const r = new Redis(url);
+  r.on('error', () => {});
+  raws.push(r);
+  return r;
+}
+
+const job = (id: string) => ({
+  id,
+  workflow: 'w',
+  version: 1,
+  model: 'graph' as const,
+  input: null,
+});
+
+describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
+  it('two transactions that lock one job and write it both commit, the loser run again on the winner’s write', async () => {
+    const store = await open(location.url);
+    await store.createJob({ ...job('j'), state: 'RUNNING' });
+    await store.updateJob('j', { context: { n: 0 } });
+    let runs = 0;
+    let release = () => {};
+    const bothRead = new Promise<void>((resolve) => {
+      let read = 0;
+      release = () => {
+        if (++read === 2) resolve();
+      };
+    });
+    const increment = () =>
+      store.transaction(async (tx) => {
+        runs++;
+        const locked = await tx.lockJob('j');
+        const n = (locked?.context as { n: number } | undefined)?.n ?? -1;
+        // Both first attempts read n = 0 before either writes.
+        if (runs <= 2) {
+          release();
+          await bothRead;
+        }
+        await tx.updateJob('j', { context: { n: n + 1 } });
+      });
+    await Promise.all([increment(), increment()]);
+    expect((await store.getJob('j'))?.context).toEqual({ n: 2 });
+    expect(runs).toBe(3);
+  });
+
+  it('keeps a semaphore as a hash field moved by HINCRBY, and a collation key past 64 bits exactly', async () => {
+    const store = await open(location.url);
+    const semaphore = { job: 'j', activity: 'a', field: 'semaphore' };
+    await store.addCounter(semaphore, -100_000_000_000_000n, 999_000_000_000_000n);
+    const collation = { job: 'j', field: 'collation' };
+    const key = 9n * 10n ** 30n;
+    await store.addCounter(collation, 0n, key);
+    expect(await store.addCounter(collation, -(10n ** 29n))).toBe(key - 10n ** 29n);
+    const stored = await raw(location.url).hgetall('weft:{p0}:ctr:j');
+    expect(stored).toEqual({
+      'a\u001f\u001fsemaphore': '899000000000000',
+      '\u001f\u001fcollation': (key - 10n ** 29n).toString(),
+    });
+  });
+
+  it('refuses a server that is not there, naming where without the password', async () => {
+    const port = await freePort();
+    const error = await openStore(`redis://weft:s3cret@127.0.0.1:${port}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'STORE_UNREACHABLE' });
+    expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+
+  it('records its layout version, and migrate: false refuses a database without one', async () => {
+    const error = await openStore(location.url, { migrate: false }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SCHEMA_OUTDATED' });
+    const store = await open(location.url);
+    expect(store.migration).toEqual({ from: 0, to: 1, applied: ['redis-layout-1'] });
+    expect(await raw(location.url).hget('weft:{g}:meta', 'layout')).toBe('1');
+    await raw(location.url).hset('weft:{g}:meta', 'layout', '99');
+    await expect(openStore(location.url)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('a committed transaction survives a SIGKILL of redis-server', async () => {
+    let server: RedisServer | undefined = await startRedisServer();
+    try {
+      const url = `redis://127.0.0.1:${server.port}/0`;
+      const store = await openStore(url);
+      await store.transaction(async (tx) => {
+        await tx.createJob(job('kept'));
+        await tx.addCounter({ job: 'kept', field: 'collation' }, 0n, 999n);
+        await tx.appendHistory([{ job: 'kept', kind: 'start', change: { n: 1 } }]);
+      });
+      killRedisServer(server);
+      await store.close().catch(() => {});
+      const { port, dir } = server;
+      // A server that died by itself leaves its directory (and AOF) to its watchdog's caller.
+      server = await startRedisServer({ port, dir });
+      const reopened = await open(url);
+      expect((await reopened.getJob('kept'))?.workflow).toBe('w');
+      expect(await reopened.getCounter({ job: 'kept', field: 'collation' })).toBe(999n);
+      expect((await reopened.historyOfJob('kept')).map((e) => e.kind)).toEqual(['start']);
+    } finally {
+      if (server) stopRedisServer(server);
+    }
+  });
+});
