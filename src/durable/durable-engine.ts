@@ -86,6 +86,7 @@ import {
   stateLine,
 } from './history-lines.js';
 import { type Instance, type Status, statusIndexOf } from './instance.js';
+import { batchOf, InstanceBatch } from './instance-batch.js';
 import { flowStateOf } from './instance-life.js';
 import { cutInstance, findStep } from './instance-rerun.js';
 import { receiveRevertResult } from './instance-revert.js';
@@ -329,6 +330,30 @@ export class DurableEngine {
     if (message.k === 'control') return this.control(tx, message.job, message.op);
     if (message.k === 'deadline') return this.timeOut(tx, message);
     return this.decide(tx, message.job, message.uuid);
+  }
+
+  /**
+   * Delivers several actions (a worker's task starts, or its task results), each to its
+   * instance, in their order, as one batch (instance-batch.ts): their jobs locked in one
+   * statement, their semaphores read in one, each action planned in memory as {@link act}
+   * plans it alone, and what they write applied at the end, one statement per table.
+   */
+  async actBatch(tx: StoreTx, items: readonly { job: string; action: Action }[]): Promise<void> {
+    if (items.length === 0) return;
+    const semaphores = items.flatMap(({ job, action }) =>
+      action.type === 'onSuccess' || action.type === 'onFailure'
+        ? [semaphoreRef(job, action.uuid)]
+        : action.type === 'revertResult'
+          ? [semaphoreRef(job, action.uuid, REVERT_SEMAPHORE)]
+          : [],
+    );
+    const batch = await InstanceBatch.open(
+      tx,
+      items.map((i) => i.job),
+      semaphores,
+    );
+    for (const { job, action } of items) await this.act(batch.tx, job, action);
+    await batch.flush();
   }
 
   /**
@@ -878,7 +903,9 @@ export class DurableEngine {
   private async scheduleWork(tx: StoreTx, job: string, uuid: string, field = 'sem'): Promise<void> {
     const ref = semaphoreRef(job, uuid, field);
     // Entry and exit in one add: the transaction commits their sum, never the reading between.
-    await tx.addCounter(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
+    const batch = batchOf(tx);
+    if (batch) batch.addUnread(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
+    else await tx.addCounter(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
   }
 
   /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */
