@@ -145,6 +145,8 @@ export class DurableEngine {
   private readonly values: ValueSource;
   private readonly worker: string | null;
   private readonly cache = new InstanceCache();
+  /** Batches whose rows wait for the rest of their transaction (see {@link actBatch}). */
+  private readonly held = new WeakMap<StoreTx, InstanceBatch>();
 
   constructor(options: DurableEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
@@ -338,8 +340,18 @@ export class DurableEngine {
    * statement, their semaphores read in one, each action planned in memory as {@link act}
    * plans it alone, and what they write applied at the end, one statement per table.
    */
-  async actBatch(tx: StoreTx, items: readonly { job: string; action: Action }[]): Promise<void> {
-    if (items.length === 0) return;
+  async actBatch(
+    tx: StoreTx,
+    items: readonly { job: string; action: Action }[],
+    /**
+     * The caller calls {@link settle} on `tx` before it commits: the batch's journal and job
+     * rows stay buffered until then, so a next call on `tx` (the starts of the tasks these
+     * results scheduled) adds to the same unit.
+     */
+    hold = false,
+  ): Promise<void> {
+    const held = this.held.get(tx);
+    if (items.length === 0 && !held) return;
     const semaphores = items.flatMap(({ job, action }) =>
       action.type === 'onSuccess' || action.type === 'onFailure'
         ? [semaphoreRef(job, action.uuid)]
@@ -347,13 +359,22 @@ export class DurableEngine {
           ? [semaphoreRef(job, action.uuid, REVERT_SEMAPHORE)]
           : [],
     );
-    const batch = await InstanceBatch.open(
-      tx,
-      items.map((i) => i.job),
-      semaphores,
-    );
+    const jobs = items.map((i) => i.job);
+    const batch = held ?? (await InstanceBatch.open(tx, jobs, semaphores));
+    this.held.delete(tx);
+    if (held) await held.include(jobs, semaphores);
     for (const { job, action } of items) await this.act(batch.tx, job, action);
-    await batch.flush();
+    if (!hold) return batch.flush();
+    await batch.flush({ keepRows: true });
+    this.held.set(tx, batch);
+  }
+
+  /** Writes what a held batch on `tx` (see {@link actBatch}) still keeps; nothing when none. */
+  async settle(tx: StoreTx): Promise<void> {
+    const held = this.held.get(tx);
+    if (!held) return;
+    this.held.delete(tx);
+    await held.flush();
   }
 
   /**

@@ -239,16 +239,46 @@ export class InstanceBatch {
     job.state = to;
   }
 
-  /** Applies what is buffered, as one unit, and starts a new one. */
-  async flush(): Promise<void> {
+  /**
+   * Locks more jobs into the batch (those it does not hold yet, in one statement) and
+   * reads more counters: the starts of the tasks a batch of results scheduled, planned
+   * into the results' unit.
+   */
+  async include(jobs: readonly string[], counters: readonly CounterRef[]): Promise<void> {
+    const ids = [...new Set(jobs)].filter((id) => !this.jobs.has(id));
+    const refs = counters.filter((ref) => !this.counters.has(counterKeyText(ref)));
+    if (ids.length === 0 && refs.length === 0) return;
+    // What is buffered goes first, so the reads see it.
+    await this.flush({ keepRows: true });
+    const [locked, values] = await Promise.all([
+      ids.length > 0 ? this.inner.lockJobs(ids) : Promise.resolve([]),
+      refs.length > 0 ? this.inner.getCounters(refs) : Promise.resolve([]),
+    ]);
+    for (const job of locked) this.jobs.set(job.id, job);
+    refs.forEach((ref, i) => {
+      this.counters.set(counterKeyText(ref), values[i]);
+    });
+  }
+
+  /**
+   * Applies what is buffered, as one unit, and starts a new one. With `keepRows`, the
+   * journal entries and job rows stay buffered (the batch goes on, and more actions on
+   * the same instances may add to them): the messages, counters, timers and history lines
+   * go now, so a task the batch scheduled can be claimed, and its start planned, before
+   * the rows are written once.
+   */
+  async flush(options: { keepRows?: boolean } = {}): Promise<void> {
+    const keep = options.keepRows === true;
     const jobPatches: { id: string; patch: JobPatch }[] = [];
     const jobStates: JobStateMove[] = [];
-    for (const [id, row] of this.rows) {
-      if (row.move) jobStates.push({ id, ...row.move, patch: row.patch });
-      else if (Object.keys(row.patch).length > 0) jobPatches.push({ id, patch: row.patch });
+    if (!keep) {
+      for (const [id, row] of this.rows) {
+        if (row.move) jobStates.push({ id, ...row.move, patch: row.patch });
+        else if (Object.keys(row.patch).length > 0) jobPatches.push({ id, patch: row.patch });
+      }
     }
     const unit: UnitOfWork = {
-      journal: this.journal,
+      journal: keep ? [] : this.journal,
       append: this.append,
       counters: [...this.adds.values()],
       cancelTimers: this.cancels,
@@ -258,12 +288,14 @@ export class InstanceBatch {
       history: this.history,
     };
     const empty = Object.values(unit).every((list) => (list as unknown[]).length === 0);
-    this.journal = [];
+    if (!keep) {
+      this.journal = [];
+      this.rows = new Map();
+    }
     this.append = [];
     this.adds = new Map();
     this.cancels = [];
     this.timers = new Map();
-    this.rows = new Map();
     this.history = [];
     // Counters added blind are read from the store from now on.
     for (const key of this.blind) this.counters.delete(key);

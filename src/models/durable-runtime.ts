@@ -80,15 +80,23 @@ export class DurableRuntime implements ModelRuntime {
    * Delivers `onSuccess` for a success and `onFailure` for a failure to each task's
    * instance; a failed attempt the task's retry policy retries is scheduled again instead
    * (the instance sees only the final failure). The results go as one batch
-   * (DurableEngine.actBatch), each job's in their order.
+   * (DurableEngine.actBatch), each job's in their order. With `hold`, the batch's journal
+   * entries and job rows wait for {@link settle}: the starts of the tasks they scheduled,
+   * claimed in the same transaction, are planned into the same unit.
    */
-  async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
+  async taskResults(tx: StoreTx, responses: readonly TaskResponse[], hold = false): Promise<void> {
     // A progress report (`ctx.progress`) is no result: the instance waits for the last.
     const results = responses.filter((r) => r.status !== 'pending');
     await this.engine.actBatch(
       tx,
       results.map((r) => ({ job: r.job, action: actionOf(r) })),
+      hold,
     );
+  }
+
+  /** Writes the rows a held batch of results (and the starts added to it) still keeps. */
+  settle(tx: StoreTx): Promise<void> {
+    return this.engine.settle(tx);
   }
 
   /** Handed out under the work's uuid, with the hash its instance recorded for it. */
