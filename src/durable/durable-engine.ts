@@ -95,6 +95,7 @@ import {
   type LoadedInstance,
   loadInstance,
   planInstanceWrites,
+  primeInstances,
 } from './instance-store.js';
 import { failByTimeout, scheduledWorks } from './instance-timeout.js';
 import { moveJobState } from './job-state-path.js';
@@ -363,6 +364,8 @@ export class DurableEngine {
     const batch = held ?? (await InstanceBatch.open(tx, jobs, semaphores));
     this.held.delete(tx);
     if (held) await held.include(jobs, semaphores);
+    // The instances the cache does not hold, read at once (no buffered write touches them).
+    else await primeInstances(tx, batch.locked, this.cache);
     for (const { job, action } of items) await this.act(batch.tx, job, action);
     if (!hold) return batch.flush();
     await batch.flush({ keepRows: true });

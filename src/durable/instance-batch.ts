@@ -135,6 +135,11 @@ export class InstanceBatch {
     return batch;
   }
 
+  /** The batch's jobs as read when locked (before any of its actions ran). */
+  get locked(): readonly JobRecord[] {
+    return [...this.jobs.values()];
+  }
+
   /** A copy of a batch job as buffered (callers may keep it while the batch moves on). */
   private async job(
     id: string,

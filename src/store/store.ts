@@ -110,6 +110,11 @@ export interface StoreTx {
   appendJournal(entries: JournalEntry[]): Promise<void>;
   /** A job's journal entries numbered after `afterSeq` (default 0: all), in order. */
   readJournal(job: string, afterSeq?: number): Promise<JournalEntry[]>;
+  /**
+   * Every journal entry of these jobs (a batch's instances read at once), in (job, seq)
+   * order, jobs in id order; a job without entries has none.
+   */
+  journalsOfJobs(jobs: string[]): Promise<JournalEntry[]>;
 
   // ── definitions ───────────────────────────────────────────────────────
   /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */

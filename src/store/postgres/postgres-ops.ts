@@ -110,6 +110,9 @@ export class PostgresStoreTx implements StoreTx {
   readJournal(job: string, afterSeq?: number) {
     return this.invoke(ONE, (db) => journal.readJournal(db, job, afterSeq));
   }
+  journalsOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => journal.journalsOfJobs(db, jobs));
+  }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(ONE, (db) => definitions.putDefinition(db, def));
   }

@@ -180,6 +180,9 @@ export class BoundStoreTx implements StoreTx {
   readJournal(job: string, afterSeq?: number) {
     return this.invoke(R, () => this.ops.journal.readJournal(job, afterSeq));
   }
+  journalsOfJobs(jobs: string[]) {
+    return this.invoke(R, () => this.ops.journal.journalsOfJobs(jobs));
+  }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(W, () => this.ops.definitions.putDefinition(def));
   }
