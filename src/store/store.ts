@@ -79,6 +79,12 @@ export interface StoreTx {
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean>;
   /** Writes output, error, context or finish time without changing the state; `NotFoundError` when there is no such job. */
   updateJob(id: string, patch: JobPatch): Promise<void>;
+  /**
+   * Patches several jobs at once (one statement on PostgreSQL), each as {@link updateJob};
+   * each job may appear once. `NotFoundError` naming one that is missing, and then none is
+   * patched.
+   */
+  updateJobs(patches: { id: string; patch: JobPatch }[]): Promise<void>;
   /** Replaces the input of a job (a debounced start's later input, before its first step). */
   setJobInput(id: string, input: Json): Promise<void>;
   /** Lists jobs by filter, in id (creation) order. */

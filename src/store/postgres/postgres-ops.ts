@@ -89,6 +89,9 @@ export class PostgresStoreTx implements StoreTx {
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(ONE, (db) => jobs.updateJob(db, id, patch));
   }
+  updateJobs(patches: { id: string; patch: JobPatch }[]) {
+    return this.invoke(ONE, (db) => jobs.updateJobs(db, patches));
+  }
   setJobInput(id: string, input: Json) {
     return this.invoke(ONE, (db) => jobs.setJobInput(db, id, input));
   }

@@ -159,6 +159,9 @@ export class BoundStoreTx implements StoreTx {
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(W, () => this.ops.jobs.updateJob(id, patch));
   }
+  updateJobs(patches: { id: string; patch: JobPatch }[]) {
+    return this.invoke(W, () => this.ops.jobs.updateJobs(patches));
+  }
   setJobInput(id: string, input: Json) {
     return this.invoke(W, () => this.ops.jobs.setJobInput(id, input));
   }
