@@ -86,6 +86,7 @@ import {
   stateLine,
 } from './history-lines.js';
 import { type Instance, type Status, statusIndexOf } from './instance.js';
+import { batchOf, InstanceBatch } from './instance-batch.js';
 import { flowStateOf } from './instance-life.js';
 import { cutInstance, findStep } from './instance-rerun.js';
 import { receiveRevertResult } from './instance-revert.js';
@@ -94,6 +95,7 @@ import {
   type LoadedInstance,
   loadInstance,
   planInstanceWrites,
+  primeInstances,
 } from './instance-store.js';
 import { failByTimeout, scheduledWorks } from './instance-timeout.js';
 import { moveJobState } from './job-state-path.js';
@@ -144,6 +146,8 @@ export class DurableEngine {
   private readonly values: ValueSource;
   private readonly worker: string | null;
   private readonly cache = new InstanceCache();
+  /** Batches whose rows wait for the rest of their transaction (see {@link actBatch}). */
+  private readonly held = new WeakMap<StoreTx, InstanceBatch>();
 
   constructor(options: DurableEngineOptions = {}) {
     this.clock = options.clock ?? new SystemClock();
@@ -329,6 +333,51 @@ export class DurableEngine {
     if (message.k === 'control') return this.control(tx, message.job, message.op);
     if (message.k === 'deadline') return this.timeOut(tx, message);
     return this.decide(tx, message.job, message.uuid);
+  }
+
+  /**
+   * Delivers several actions (a worker's task starts, or its task results), each to its
+   * instance, in their order, as one batch (instance-batch.ts): their jobs locked in one
+   * statement, their semaphores read in one, each action planned in memory as {@link act}
+   * plans it alone, and what they write applied at the end, one statement per table.
+   */
+  async actBatch(
+    tx: StoreTx,
+    items: readonly { job: string; action: Action }[],
+    /**
+     * The caller calls {@link settle} on `tx` before it commits: the batch's journal and job
+     * rows stay buffered until then, so a next call on `tx` (the starts of the tasks these
+     * results scheduled) adds to the same unit.
+     */
+    hold = false,
+  ): Promise<void> {
+    const held = this.held.get(tx);
+    if (items.length === 0 && !held) return;
+    const semaphores = items.flatMap(({ job, action }) =>
+      action.type === 'onSuccess' || action.type === 'onFailure'
+        ? [semaphoreRef(job, action.uuid)]
+        : action.type === 'revertResult'
+          ? [semaphoreRef(job, action.uuid, REVERT_SEMAPHORE)]
+          : [],
+    );
+    const jobs = items.map((i) => i.job);
+    const batch = held ?? (await InstanceBatch.open(tx, jobs, semaphores));
+    this.held.delete(tx);
+    if (held) await held.include(jobs, semaphores);
+    // The instances the cache does not hold, read at once (no buffered write touches them).
+    else await primeInstances(tx, batch.locked, this.cache);
+    for (const { job, action } of items) await this.act(batch.tx, job, action);
+    if (!hold) return batch.flush();
+    await batch.flush({ keepRows: true });
+    this.held.set(tx, batch);
+  }
+
+  /** Writes what a held batch on `tx` (see {@link actBatch}) still keeps; nothing when none. */
+  async settle(tx: StoreTx): Promise<void> {
+    const held = this.held.get(tx);
+    if (!held) return;
+    this.held.delete(tx);
+    await held.flush();
   }
 
   /**
@@ -878,7 +927,9 @@ export class DurableEngine {
   private async scheduleWork(tx: StoreTx, job: string, uuid: string, field = 'sem'): Promise<void> {
     const ref = semaphoreRef(job, uuid, field);
     // Entry and exit in one add: the transaction commits their sum, never the reading between.
-    await tx.addCounter(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
+    const batch = batchOf(tx);
+    if (batch) batch.addUnread(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
+    else await tx.addCounter(ref, LEG1_ENTRY + LEG1_EXIT, SEMAPHORE_INITIAL);
   }
 
   /** Leg2 of a work's semaphore, when its result arrives; false for a result already recorded. */

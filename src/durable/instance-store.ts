@@ -98,6 +98,39 @@ export async function loadInstance(
 }
 
 /**
+ * Puts the instances of `jobs` that `cache` does not hold under their stored rev into it,
+ * their journals read in one statement (a batch's instances, before its actions run).
+ */
+export async function primeInstances(
+  tx: Pick<StoreTx, 'journalsOfJobs'>,
+  jobs: readonly JobRecord[],
+  cache: InstanceCache,
+): Promise<void> {
+  const missing = jobs.filter(
+    (job) =>
+      job.model === 'durable' &&
+      isInstanceHead(job.context) &&
+      !cache.get(job.id, (job.context as unknown as InstanceHead).rev),
+  );
+  if (missing.length === 0) return;
+  const entries = await tx.journalsOfJobs(missing.map((job) => job.id));
+  const byJob = new Map<string, JournalEntry[]>();
+  for (const entry of entries) {
+    const list = byJob.get(entry.job);
+    if (list) list.push(entry);
+    else byJob.set(entry.job, [entry]);
+  }
+  for (const job of missing) {
+    const head = job.context as unknown as InstanceHead;
+    const instance = foldJournal(
+      head,
+      (byJob.get(job.id) ?? []).map((e) => ({ kind: e.kind as never, key: e.key, data: e.data })),
+    );
+    cache.put(job.id, { instance, journal: head.journal, rev: head.rev });
+  }
+}
+
+/**
  * What storing `next` writes, given the instance as it was loaded (`null` for a new one):
  * the journal entries for what it added, replaced or removed, numbered after the stored
  * ones, and the new head for the job's `context`.

@@ -4,6 +4,7 @@
  * process has the code of (`decide:<workflow>`). A task's start, success and failure
  * are actions delivered to its instance (`onStart`, `onSuccess`, `onFailure`).
  */
+import type { Action } from '../durable/actions.js';
 import type { DurableEngine } from '../durable/durable-engine.js';
 import {
   DURABLE_STREAM,
@@ -25,7 +26,6 @@ import type {
   StartRequest,
   ViewContext,
 } from './model-runtime.js';
-import { perJobChains } from './per-job-chains.js';
 
 /** Code-first jobs, on a {@link DurableEngine}. */
 export class DurableRuntime implements ModelRuntime {
@@ -66,51 +66,37 @@ export class DurableRuntime implements ModelRuntime {
     return true;
   }
 
-  /** Reports `onStart` to each task's instance; instances side by side (per-job-chains.ts). */
+  /** Reports `onStart` to each task's instance, as one batch (DurableEngine.actBatch). */
   async tasksStarted(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void> {
     // A revert starting is no news to its instance: it already counts it as REVERTING.
     const started = tasks.filter((t) => !t.revert);
-    await perJobChains(started, (t) => this.engine.act(tx, t.job, { type: 'onStart', uuid: t.a }));
+    await this.engine.actBatch(
+      tx,
+      started.map((t) => ({ job: t.job, action: { type: 'onStart', uuid: t.a } })),
+    );
   }
 
   /**
    * Delivers `onSuccess` for a success and `onFailure` for a failure to each task's
    * instance; a failed attempt the task's retry policy retries is scheduled again instead
-   * (the instance sees only the final failure). One instance's results go one after the
-   * other, different instances' side by side (per-job-chains.ts).
+   * (the instance sees only the final failure). The results go as one batch
+   * (DurableEngine.actBatch), each job's in their order. With `hold`, the batch's journal
+   * entries and job rows wait for {@link settle}: the starts of the tasks they scheduled,
+   * claimed in the same transaction, are planned into the same unit.
    */
-  async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
+  async taskResults(tx: StoreTx, responses: readonly TaskResponse[], hold = false): Promise<void> {
     // A progress report (`ctx.progress`) is no result: the instance waits for the last.
     const results = responses.filter((r) => r.status !== 'pending');
-    await perJobChains(results, (response) => this.deliver(tx, response));
+    await this.engine.actBatch(
+      tx,
+      results.map((r) => ({ job: r.job, action: actionOf(r) })),
+      hold,
+    );
   }
 
-  /** Delivers one task result to its instance. */
-  private deliver(tx: StoreTx, response: TaskResponse): Promise<void> {
-    if (response.revert) {
-      // A code-first revert is not retried: its first result is its last.
-      return this.engine.act(tx, response.job, {
-        type: 'revertResult',
-        uuid: response.a,
-        ...(response.status === 'error'
-          ? { error: response.error ?? { name: 'Error', message: 'revert failed' } }
-          : {}),
-      });
-    }
-    return this.engine.act(
-      tx,
-      response.job,
-      response.status === 'success'
-        ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
-        : {
-            type: 'onFailure',
-            uuid: response.a,
-            error: response.error ?? { name: 'Error', message: 'task failed' },
-            // Retried by the task's policy before the instance hears of a failure.
-            attempt: response.attempt,
-            ...(response.timedOut ? { timedOut: true } : {}),
-          },
-    );
+  /** Writes the rows a held batch of results (and the starts added to it) still keeps. */
+  settle(tx: StoreTx): Promise<void> {
+    return this.engine.settle(tx);
   }
 
   /** Handed out under the work's uuid, with the hash its instance recorded for it. */
@@ -144,4 +130,28 @@ export class DurableRuntime implements ModelRuntime {
   reopenDeadLettered(tx: StoreTx, job: string, dead: DeadLetter): Promise<boolean> {
     return this.engine.reopenDeadLettered(tx, job, dead.id);
   }
+}
+
+/** The action a task result is to its instance. */
+function actionOf(response: TaskResponse): Action {
+  if (response.revert) {
+    // A code-first revert is not retried: its first result is its last.
+    return {
+      type: 'revertResult',
+      uuid: response.a,
+      ...(response.status === 'error'
+        ? { error: response.error ?? { name: 'Error', message: 'revert failed' } }
+        : {}),
+    };
+  }
+  return response.status === 'success'
+    ? { type: 'onSuccess', uuid: response.a, output: response.output ?? null }
+    : {
+        type: 'onFailure',
+        uuid: response.a,
+        error: response.error ?? { name: 'Error', message: 'task failed' },
+        // Retried by the task's policy before the instance hears of a failure.
+        attempt: response.attempt,
+        ...(response.timedOut ? { timedOut: true } : {}),
+      };
 }

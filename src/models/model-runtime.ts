@@ -109,8 +109,14 @@ export interface ModelRuntime {
   replaceInput(tx: StoreTx, job: JobRecord, input: Json): Promise<boolean>;
   /** Told of claimed tasks before their handlers run; absent when the model need not be. */
   tasksStarted?(tx: StoreTx, tasks: readonly TaskMessage[]): Promise<void>;
-  /** Records task results (and `pending` progress), several as one unit where it can. */
-  taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void>;
+  /**
+   * Records task results (and `pending` progress), several as one unit where it can.
+   * `hold`: the caller calls {@link settle} on `tx` before it commits, so the runtime may
+   * keep writes until then (to add the starts of the tasks the results scheduled to them).
+   */
+  taskResults(tx: StoreTx, responses: readonly TaskResponse[], hold?: boolean): Promise<void>;
+  /** Writes what `taskResults` with `hold` kept; absent when the model keeps nothing. */
+  settle?(tx: StoreTx): Promise<void>;
   /** How an agent is handed a claimed task (after {@link tasksStarted}). */
   agentTask(tx: StoreTx, task: TaskMessage): Promise<AgentTask>;
   /** Cancels a job that has not ended; returns the child jobs to cancel with it. */

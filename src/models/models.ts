@@ -90,10 +90,15 @@ export class Models {
   }
 
   /** Records task results: each runtime's as one group, graph first. */
-  async taskResults(tx: StoreTx, responses: readonly TaskResponse[]): Promise<void> {
+  async taskResults(tx: StoreTx, responses: readonly TaskResponse[], hold = false): Promise<void> {
     for (const [runtime, group] of this.byRuntime(responses)) {
-      await runtime.taskResults(tx, group);
+      await runtime.taskResults(tx, group, hold);
     }
+  }
+
+  /** Writes what each runtime kept from `taskResults` with `hold` (before `tx` commits). */
+  async settle(tx: StoreTx): Promise<void> {
+    for (const runtime of this.all) await runtime.settle?.(tx);
   }
 
   /** Tasks or responses grouped by runtime, in the table's order, each group in its order. */

@@ -81,6 +81,12 @@ export interface StoreTx {
   setJobState(id: string, from: FlowState, to: FlowState, patch?: JobPatch): Promise<boolean>;
   /** Writes output, error, context or finish time without changing the state; `NotFoundError` when there is no such job. */
   updateJob(id: string, patch: JobPatch): Promise<void>;
+  /**
+   * Patches several jobs at once (one statement on PostgreSQL), each as {@link updateJob};
+   * each job may appear once. `NotFoundError` naming one that is missing, and then none is
+   * patched.
+   */
+  updateJobs(patches: { id: string; patch: JobPatch }[]): Promise<void>;
   /** Replaces the input of a job (a debounced start's later input, before its first step). */
   setJobInput(id: string, input: Json): Promise<void>;
   /** Lists jobs by filter, in id (creation) order. */
@@ -112,6 +118,11 @@ export interface StoreTx {
   appendJournal(entries: JournalEntry[]): Promise<void>;
   /** A job's journal entries numbered after `afterSeq` (default 0: all), in order. */
   readJournal(job: string, afterSeq?: number): Promise<JournalEntry[]>;
+  /**
+   * Every journal entry of these jobs (a batch's instances read at once), in (job, seq)
+   * order, jobs in id order; a job without entries has none.
+   */
+  journalsOfJobs(jobs: string[]): Promise<JournalEntry[]>;
 
   // ── definitions ───────────────────────────────────────────────────────
   /** Stores a definition version; storing the same (workflow, version) again with the same definition is a no-op, with a different one it is an error. */

@@ -56,6 +56,8 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
     writes,
     (w) => `${w.job}\u0000${w.activity}\u0000${w.dimension ?? ''}`,
   );
+  const patches = unit.jobPatches ?? [];
+  const patchesOnce = patches.length > 1 && (await unique(patches, (p) => p.id));
   const issued = new Issued();
   const acked = unit.ack
     ? issued.add(tx.ack(unit.ack.stream, unit.ack.id, unit.ack.consumer))
@@ -76,7 +78,11 @@ export async function applyUnit(tx: StoreTx, unit: UnitOfWork): Promise<UnitResu
   for (const timer of unit.timers ?? []) issued.add(tx.scheduleTimer(timer));
   for (const key of unit.removeWaiters ?? []) issued.add(tx.removeWaiter(key));
   for (const waiter of unit.waiters ?? []) issued.add(tx.registerWaiter(waiter));
-  for (const { id, patch } of unit.jobPatches ?? []) issued.add(tx.updateJob(id, patch));
+  if (patchesOnce) {
+    issued.add(tx.updateJobs(patches));
+  } else {
+    for (const { id, patch } of patches) issued.add(tx.updateJob(id, patch));
+  }
   const moved = (unit.jobStates ?? []).map((move) =>
     issued.add(tx.setJobState(move.id, move.from, move.to, move.patch)),
   );

@@ -40,8 +40,19 @@ import { type TaskLimit, type TaskQueue, workerRoom } from './task-limits.js';
 import { tracingOn } from './tracing.js';
 import { logWarning, type WorkerLogger } from './worker-options.js';
 
-/** Records task responses inside a transaction, several at once (sorted by job). */
-export type Responder = (tx: StoreTx, responses: readonly TaskResponse[]) => Promise<unknown>;
+/**
+ * Records task responses inside a transaction, several at once (sorted by job). With
+ * `hold`, the runner calls its {@link Settler} on the transaction before it commits, after
+ * reporting the starts of the tasks it claimed in it: the model may keep writes until then.
+ */
+export type Responder = (
+  tx: StoreTx,
+  responses: readonly TaskResponse[],
+  hold?: boolean,
+) => Promise<unknown>;
+
+/** Writes what a {@link Responder} called with `hold` kept, before the transaction commits. */
+export type Settler = (tx: StoreTx) => Promise<void>;
 
 /** Reports claimed task messages' starts inside the transaction that claims them. */
 export type StartReporter = (tx: StoreTx, messages: readonly StreamMessage[]) => Promise<void>;
@@ -106,6 +117,8 @@ export class TaskRunner {
     taskLimits: Readonly<Record<string, TaskLimit>> = {},
     /** The queues of some tasks, by task name. */
     taskQueues: Readonly<Record<string, TaskQueue>> = {},
+    /** Writes what the responder kept when called with `hold` (see {@link Responder}). */
+    private readonly settle?: Settler,
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
     for (const [task, limit] of Object.entries(taskLimits)) {
@@ -216,6 +229,8 @@ export class TaskRunner {
       beforeCommit: async () => {
         // Reporting may schedule (and so pick up) more work: report until none is left.
         while (report && unreported.length > 0) await report(view, unreported.splice(0));
+        // A responder's held writes (results whose rows waited for these starts).
+        await this.settle?.(view);
       },
       committed: () => {
         if (settled) return;
@@ -590,6 +605,8 @@ export class TaskRunner {
         this.respond(
           tx,
           batch.map((c) => c.response),
+          // Held until the session settles it, after the starts it claims are reported.
+          this.settle !== undefined,
         ),
       ]);
     };

@@ -216,13 +216,15 @@ export class Worker {
         ),
       },
       // Each model's results as one group (the graph's set-based, in one unit).
-      (tx, responses) => this.models.taskResults(tx, responses),
+      (tx, responses, hold) => this.models.taskResults(tx, responses, hold),
       this.concurrency,
       this.clock,
       () => this.taskWake.wake(),
       (tx, messages) => this.reportStarts(tx, messages),
       taskLimitsOf(options),
       taskQueuesOf(options),
+      // Code-first results keep their rows for the starts claimed with them (one unit).
+      (tx) => this.models.settle(tx),
     );
     this.presence = new Presence({
       store: this.store,

@@ -90,6 +90,9 @@ export class PostgresStoreTx implements StoreTx {
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(ONE, (db) => jobs.updateJob(db, id, patch));
   }
+  updateJobs(patches: { id: string; patch: JobPatch }[]) {
+    return this.invoke(ONE, (db) => jobs.updateJobs(db, patches));
+  }
   setJobInput(id: string, input: Json) {
     return this.invoke(ONE, (db) => jobs.setJobInput(db, id, input));
   }
@@ -110,6 +113,9 @@ export class PostgresStoreTx implements StoreTx {
   }
   readJournal(job: string, afterSeq?: number) {
     return this.invoke(ONE, (db) => journal.readJournal(db, job, afterSeq));
+  }
+  journalsOfJobs(jobs: string[]) {
+    return this.invoke(ONE, (db) => journal.journalsOfJobs(db, jobs));
   }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(ONE, (db) => definitions.putDefinition(db, def));

@@ -90,6 +90,9 @@ export class RedisOps implements StoreTx {
   updateJob(id: string, patch: JobPatch): Promise<void> {
     return this.invoke((tx) => jobs.updateJob(tx, id, patch));
   }
+  updateJobs(patches: { id: string; patch: JobPatch }[]): Promise<void> {
+    return this.invoke((tx) => jobs.updateJobs(tx, patches));
+  }
   setJobInput(id: string, input: Json): Promise<void> {
     return this.invoke((tx) => jobs.setJobInput(tx, id, input));
   }
@@ -119,6 +122,9 @@ export class RedisOps implements StoreTx {
   }
   readJournal(job: string, afterSeq?: number): Promise<JournalEntry[]> {
     return this.invoke((tx) => journal.readJournal(tx, job, afterSeq));
+  }
+  journalsOfJobs(jobs: string[]): Promise<JournalEntry[]> {
+    return this.invoke((tx) => journal.journalsOfJobs(tx, jobs));
   }
 
   // ── definitions ──

@@ -160,6 +160,9 @@ export class BoundStoreTx implements StoreTx {
   updateJob(id: string, patch: JobPatch) {
     return this.invoke(W, () => this.ops.jobs.updateJob(id, patch));
   }
+  updateJobs(patches: { id: string; patch: JobPatch }[]) {
+    return this.invoke(W, () => this.ops.jobs.updateJobs(patches));
+  }
   setJobInput(id: string, input: Json) {
     return this.invoke(W, () => this.ops.jobs.setJobInput(id, input));
   }
@@ -180,6 +183,9 @@ export class BoundStoreTx implements StoreTx {
   }
   readJournal(job: string, afterSeq?: number) {
     return this.invoke(R, () => this.ops.journal.readJournal(job, afterSeq));
+  }
+  journalsOfJobs(jobs: string[]) {
+    return this.invoke(R, () => this.ops.journal.journalsOfJobs(jobs));
   }
   putDefinition(def: Omit<DefinitionRecord, 'createdAt'>) {
     return this.invoke(W, () => this.ops.definitions.putDefinition(def));

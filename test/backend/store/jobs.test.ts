@@ -152,6 +152,46 @@ describe('updateJob', () => {
     await expect(store.updateJob('missing', { output: 1 })).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('updateJobs patches several jobs at once, each only in its given fields', async () => {
+    await store.createJob(job('j1', { context: { a: 1 } }));
+    await store.createJob(job('j2', { state: 'RUNNING', context: { b: 1 } }));
+    await store.transaction(async (tx) => {
+      await tx.lockJobs(['j1', 'j2']);
+      await tx.updateJobs([
+        { id: 'j2', patch: { context: { b: 2 }, error: { name: 'E', message: 'm' } } },
+        { id: 'j1', patch: { output: [1, 'x'], finishedAt: 7 } },
+      ]);
+    });
+    expect(await store.getJob('j1')).toMatchObject({
+      state: 'PENDING',
+      output: [1, 'x'],
+      context: { a: 1 },
+      finishedAt: 7,
+    });
+    expect(await store.getJob('j2')).toMatchObject({
+      state: 'RUNNING',
+      output: null,
+      context: { b: 2 },
+      error: { name: 'E', message: 'm' },
+    });
+    await store.updateJobs([]);
+  });
+
+  it('updateJobs with a missing job throws NotFoundError naming it and patches none', async () => {
+    await store.createJob(job('j1', { context: { a: 1 } }));
+    const error = await store
+      .transaction((tx) =>
+        tx.updateJobs([
+          { id: 'j1', patch: { context: { a: 2 } } },
+          { id: 'gone', patch: { context: { a: 3 } } },
+        ]),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toContain('gone');
+    expect((await store.getJob('j1'))?.context).toEqual({ a: 1 });
+  });
+
   it('lockJob reads the job inside a transaction', async () => {
     await store.createJob(job('j'));
     const locked = await store.transaction(async (tx) => tx.lockJob('j'));

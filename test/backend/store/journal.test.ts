@@ -1,6 +1,6 @@
 /**
  * Conformance: journals — entries appended per job and read back in order (all, or
- * after a seq), values as written, and an entry written twice refused with nothing of
+ * after a seq, or several jobs' at once), values as written, and an entry written twice refused with nothing of
  * its batch written.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,6 +41,29 @@ describe('journal', () => {
     ]);
     expect(await store.readJournal('nobody')).toEqual([]);
     await store.appendJournal([]);
+  });
+
+  it('reads several jobs’ entries at once, by job and seq, inside a transaction too', async () => {
+    await store.appendJournal([
+      entry('j-b', 1, 'b1'),
+      entry('j-a', 1, { n: 1 }),
+      entry('j-c', 1, 'c1'),
+      entry('j-a', 2, [2]),
+    ]);
+    const read = await store.transaction(async (tx) => {
+      await tx.appendJournal([entry('j-b', 2, null)]);
+      // Its own writes are seen; the same job twice is read once; an unknown one adds none.
+      return tx.journalsOfJobs(['j-b', 'j-a', 'nobody', 'j-b']);
+    });
+    expect(read.map((e) => [e.job, e.seq, e.data])).toEqual([
+      ['j-a', 1, { n: 1 }],
+      ['j-a', 2, [2]],
+      ['j-b', 1, 'b1'],
+      ['j-b', 2, null],
+    ]);
+    expect(read[0]).toEqual({ job: 'j-a', seq: 1, kind: 'status', key: '0', data: { n: 1 } });
+    expect(await store.journalsOfJobs([])).toEqual([]);
+    expect(await store.journalsOfJobs(['nobody'])).toEqual([]);
   });
 
   it('refuses an entry written twice, writing nothing of its batch', async () => {

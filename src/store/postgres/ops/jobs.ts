@@ -104,6 +104,22 @@ const PATCH = sql(
    WHERE id = $1`,
 );
 
+const PATCH_MANY = sql(
+  'job_patch_many',
+  `UPDATE weft_jobs j SET
+     output = CASE WHEN u.has_output THEN u.output::json ELSE j.output END,
+     error = CASE WHEN u.has_error THEN u.error::json ELSE j.error END,
+     context = CASE WHEN u.has_context THEN u.context::json ELSE j.context END,
+     updated_at = $10,
+     finished_at = CASE WHEN u.has_finished THEN u.finished_at ELSE j.finished_at END
+   FROM unnest($1::text[], $2::bool[], $3::text[], $4::bool[], $5::text[], $6::bool[],
+     $7::text[], $8::bool[], $9::bigint[])
+     AS u(id, has_output, output, has_error, error, has_context, context, has_finished,
+       finished_at)
+   WHERE j.id = u.id
+   RETURNING j.id`,
+);
+
 function patchValues(id: string, patch: JobPatch, now: number): unknown[] {
   const row = jobPatchRow(patch);
   return [
@@ -198,6 +214,22 @@ export const jobs = {
   async updateJob(db: Db, id: string, patch: JobPatch): Promise<void> {
     const changed = await db.count(PATCH, patchValues(id, patch, db.clock.now()));
     if (changed !== 1) throw new NotFoundError('job', id);
+  },
+
+  /** Patches several jobs in one statement; NotFoundError naming a missing one. */
+  async updateJobs(db: Db, patches: { id: string; patch: JobPatch }[]): Promise<void> {
+    if (patches.length === 0) return;
+    const rows = patches.map(({ id, patch }) => patchValues(id, patch, 0));
+    const column = (i: number) => rows.map((row) => row[i]);
+    const found = await db.rows<{ id: string }>(PATCH_MANY, [
+      ...Array.from({ length: 9 }, (_, i) => column(i)),
+      db.clock.now(),
+    ]);
+    if (found.length !== patches.length) {
+      const patched = new Set(found.map((r) => r.id));
+      const missing = patches.find((p) => !patched.has(p.id)) as { id: string };
+      throw new NotFoundError('job', missing.id);
+    }
   },
 
   /** Replaces a job's input. */

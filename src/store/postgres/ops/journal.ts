@@ -24,6 +24,12 @@ const SELECT = sql(
   'SELECT seq, kind, key, data FROM weft_journal WHERE job = $1 AND seq > $2 ORDER BY seq',
 );
 
+const SELECT_JOBS = sql(
+  'journal_read_jobs',
+  `SELECT job, seq, kind, key, data FROM weft_journal WHERE job = ANY($1::text[])
+   ORDER BY job COLLATE "C", seq`,
+);
+
 /** Journal operations. */
 export const journal = {
   /** Appends entries in one statement. */
@@ -36,6 +42,19 @@ export const journal = {
       entries.map((e) => e.key),
       entries.map((e) => toJson(e.data)),
     ]);
+  },
+
+  /** Every entry of these jobs, by job (in id order) and seq, in one statement. */
+  async journalsOfJobs(db: Db, jobs: string[]): Promise<JournalEntry[]> {
+    if (jobs.length === 0) return [];
+    const rows = await db.rows<EntryRow & { job: string }>(SELECT_JOBS, [[...new Set(jobs)]]);
+    return rows.map((row) => ({
+      job: row.job,
+      seq: row.seq,
+      kind: row.kind,
+      key: row.key,
+      data: row.data,
+    }));
   },
 
   /** A job's entries after `afterSeq`, in order. */

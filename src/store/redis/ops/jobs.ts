@@ -146,6 +146,27 @@ export async function updateJob(tx: RedisTx, id: string, patch: JobPatch): Promi
   tx.touch(at.revisionKey, id);
 }
 
+/**
+ * Patches several jobs, each as {@link updateJob}: every one is checked to exist (and its
+ * revision taken) before anything is buffered, so a missing one patches none.
+ */
+export async function updateJobs(
+  tx: RedisTx,
+  patches: { id: string; patch: JobPatch }[],
+): Promise<void> {
+  const found = new Set(
+    (
+      await lockJobs(
+        tx,
+        patches.map((p) => p.id),
+      )
+    ).map((job) => job.id),
+  );
+  const missing = patches.find((p) => !found.has(p.id));
+  if (missing) throw new NotFoundError('job', missing.id);
+  for (const { id, patch } of patches) await updateJob(tx, id, patch);
+}
+
 /** Replaces a job's input. */
 export async function setJobInput(tx: RedisTx, id: string, input: Json): Promise<void> {
   const job = await lockJob(tx, id);

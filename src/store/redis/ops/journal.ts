@@ -34,6 +34,13 @@ export async function appendJournal(tx: RedisTx, entries: JournalEntry[]): Promi
   }
 }
 
+/** Every entry of these jobs' journals, jobs in id order, each job's in seq order. */
+export async function journalsOfJobs(tx: RedisTx, jobs: string[]): Promise<JournalEntry[]> {
+  const ids = [...new Set(jobs)].sort();
+  const journals = await Promise.all(ids.map((job) => readJournal(tx, job)));
+  return journals.flat();
+}
+
 /** A job's entries after `afterSeq`, in order. */
 export async function readJournal(tx: RedisTx, job: string, afterSeq = 0): Promise<JournalEntry[]> {
   const stored = await tx.hgetall(keyOf(job));

@@ -192,6 +192,11 @@ export class SqliteJobs {
     if (result.changes !== 1) throw new NotFoundError('job', id);
   }
 
+  /** Patches several jobs; NotFoundError (the caller's transaction rolls back) for a missing one. */
+  updateJobs(patches: { id: string; patch: JobPatch }[]): void {
+    for (const { id, patch } of patches) this.updateJob(id, patch);
+  }
+
   /** Replaces a job's input. */
   setJobInput(id: string, input: Json): void {
     const result = this.setInput.run(toJson(input), this.ctx.clock.now(), id);

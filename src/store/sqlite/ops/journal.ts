@@ -32,6 +32,11 @@ export class SqliteJournal {
     for (const e of entries) this.insert.run(e.job, e.seq, e.kind, e.key, toJson(e.data));
   }
 
+  /** Every entry of these jobs, by job (in id order) and seq. */
+  journalsOfJobs(jobs: string[]): JournalEntry[] {
+    return [...new Set(jobs)].sort().flatMap((job) => this.readJournal(job));
+  }
+
   /** A job's entries after `afterSeq`, in order. */
   readJournal(job: string, afterSeq = 0): JournalEntry[] {
     return (this.select.all(job, afterSeq) as EntryRow[]).map((row) => ({
