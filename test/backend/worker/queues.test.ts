@@ -59,6 +59,7 @@ beforeEach(async () => {
   runs = [];
   holdMs = 60;
   gate = Promise.resolve();
+  meetAt = 0;
 });
 afterEach(async () => {
   openGate();
@@ -83,12 +84,39 @@ async function startWorkers(
   }
 }
 
+/**
+ * With {@link expectToMeet}(n), the first n runs wait for each other until n run at once,
+ * then every run goes on: a test shows a limit of n used, not only kept, without betting
+ * on timing (a loaded machine may otherwise finish each run before the next starts). A
+ * limit below n never lets them meet, and the test times out.
+ */
+let meetAt = 0;
+let started = 0;
+let meet: () => void = () => {};
+let meeting: Promise<void> = Promise.resolve();
+
+function expectToMeet(n: number): void {
+  meetAt = n;
+  started = 0;
+  meeting = new Promise((resolve) => {
+    meet = resolve;
+  });
+}
+
+function meetOthers(): Promise<void> {
+  if (meetAt === 0) return Promise.resolve();
+  started++;
+  if (started >= meetAt) meet();
+  return meeting;
+}
+
 /** Task `work`: records its run (name, key, start, end), holding `holdMs` after the gate. */
 function workerHandlers() {
   return {
     work: async (input: unknown) => {
       const { name, key } = input as { name: string; key: string };
       const run = { name, key, start: Date.now(), end: 0 };
+      await meetOthers();
       await gate;
       await new Promise((resolve) => setTimeout(resolve, holdMs));
       run.end = Date.now();
@@ -132,6 +160,7 @@ async function allDone(ids: readonly string[]) {
 describe('queues', () => {
   it('holds concurrency 2 and one per key across two workers', async () => {
     await client.queues.create({ name: 'charges', concurrency: 2, keyConcurrency: 1 });
+    expectToMeet(2);
     const ids = [];
     for (const [i, key] of ['a', 'a', 'a', 'b', 'b', 'c', 'c', 'd', 'd', 'd'].entries()) {
       ids.push((await startOn('charges', `j${i}`, key)).id);
@@ -477,6 +506,7 @@ describe('queues', () => {
 
   it('task limits: at most 2 attempts of a task across three workers, 1 per worker; a code-first task its own', async () => {
     await startWorkers(3, { taskLimits: { work: { concurrency: 2, workerConcurrency: 1 } } });
+    expectToMeet(2);
     const ids = [];
     for (let i = 0; i < 8; i++)
       ids.push((await client.start('work', { name: `t${i}`, key: '' })).id);
@@ -485,6 +515,7 @@ describe('queues', () => {
     expect(overlaps(runs).most).toBe(2);
     // Per worker: with one worker, one at a time.
     runs = [];
+    meetAt = 0;
     for (const worker of workers.splice(0)) await worker.stop();
     await startWorkers(1, { taskLimits: { work: { workerConcurrency: 1 } } });
     const more = [];
@@ -530,6 +561,7 @@ describe('queues', () => {
   it("task queues: two tasks share a queue's slots across three workers, one attempt per key at once", async () => {
     await client.deploy(compileWorkflow(PAIR));
     await client.queues.create({ name: 'api', concurrency: 2, keyConcurrency: 1 });
+    expectToMeet(2);
     const handler = workerHandlers().work;
     const keyOf = (input: unknown) => (input as { key: string }).key;
     await startWorkers(3, {
@@ -567,10 +599,12 @@ describe('queues', () => {
     // A code-first task's own queue, keyed by its input: one per customer at once.
     runs = [];
     await client.queues.create({ name: 'cards', keyConcurrency: 1 });
+    expectToMeet(2);
     const charge = defineTask(
       'queued-charge',
       async (order: { name: string; customer: string }) => {
         const run = { name: order.name, key: order.customer, start: Date.now(), end: 0 };
+        await meetOthers();
         await new Promise((resolve) => setTimeout(resolve, 60));
         run.end = Date.now();
         runs.push(run);
