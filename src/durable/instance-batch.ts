@@ -18,6 +18,7 @@
 import type { FlowState } from '../core/states.js';
 import { counterKeyText } from '../store/counter-key.js';
 import { jobMove } from '../store/job-move.js';
+import { overriding } from '../store/overriding.js';
 import type {
   CounterAdd,
   CounterRef,
@@ -96,20 +97,8 @@ export class InstanceBatch {
         this.history.push(...lines);
       },
     };
-    this.tx = new Proxy(inner, {
-      get: (object, property) => {
-        if (typeof property === 'string' && property in own) {
-          return own[property as keyof StoreTx];
-        }
-        const value = Reflect.get(object, property);
-        if (typeof value !== 'function') return value;
-        // Anything else runs after what the batch has buffered.
-        return async (...args: unknown[]) => {
-          await this.flush();
-          return value.apply(object, args);
-        };
-      },
-    });
+    // Anything else runs after what the batch has buffered.
+    this.tx = overriding(inner, own, () => this.flush());
     batches.set(this.tx, this);
   }
 

@@ -5,10 +5,15 @@
  * backends.
  */
 
-/** `target` with `methods` in place of its own, every other function bound to it. */
+/**
+ * `target` with `methods` in place of its own, every other function bound to it. With
+ * `before`, every other function first awaits it (a batch that buffers writes applies
+ * them before an operation it does not answer itself), and so returns a promise.
+ */
 export function overriding<T extends object>(
   target: T,
   methods: Readonly<Partial<Record<keyof T, unknown>>>,
+  before?: () => Promise<void>,
 ): T {
   return new Proxy(target, {
     get(object, property) {
@@ -16,7 +21,12 @@ export function overriding<T extends object>(
         return methods[property as keyof T];
       }
       const value = Reflect.get(object, property);
-      return typeof value === 'function' ? value.bind(object) : value;
+      if (typeof value !== 'function') return value;
+      if (!before) return value.bind(object);
+      return async (...args: unknown[]) => {
+        await before();
+        return value.apply(object, args);
+      };
     },
   });
 }
