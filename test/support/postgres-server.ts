@@ -33,10 +33,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 import type { TestStoreLocation } from './store-under-test.js';
 
 /** Who runs the server: the current user, or `postgres` when we are root. */
@@ -187,19 +187,6 @@ done
 # The owner went away: stop and clean up. A server that died by itself leaves its log.
 if kill -0 $server 2>/dev/null; then stop; fi
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function logTail(baseDir: string): string {
   try {

@@ -2,27 +2,15 @@
  * PostgreSQL only: what a user sees when the store URL is wrong — an unreachable host or
  * port, a database that does not exist — and that the password never shows.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { freePort } from '../../support/free-port.js';
 import { backend, freshStoreUrl, skipBackend } from '../../support/store-under-test.js';
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
-    });
-  });
-}
 
 describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL connection errors', () => {
   it('an unreachable server is STORE_UNREACHABLE naming host and port, never the password', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = await openStore(`postgres://weft:s3cret-pw@127.0.0.1:${port}/weft`).catch(
       (e: unknown) => e,
     );

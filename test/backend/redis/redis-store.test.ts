@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { freePort } from '../../support/free-port.js';
 import {
-  freePort,
   killRedisServer,
   type RedisServer,
   startRedisServer,

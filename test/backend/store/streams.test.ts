@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { UNLIMITED } from '../../../src/store/queue-admission.js';
 import type { Json, QueueRecord, Store } from '../../../src/store/store.js';
 import { claimThroughQueue } from '../../../src/store/task-queue-claim.js';
 import { openTestStore } from '../../support/store-under-test.js';
@@ -254,19 +255,8 @@ describe('claim', () => {
 /** Stores queue `q` with these limits and no others. */
 function putQueue(limits: Partial<QueueRecord>): Promise<void> {
   return store.putQueue({
+    ...UNLIMITED,
     name: 'q',
-    concurrency: null,
-    keyConcurrency: null,
-    rateLimit: null,
-    ratePeriodMs: null,
-    keyRateLimit: null,
-    keyRatePeriodMs: null,
-    throttle: 'wait',
-    agingMs: 0,
-    rateTat: 0,
-    keyTats: {},
-    lastKey: null,
-    waits: { count: 0, sumMs: 0, buckets: [] },
     source: 'test',
     createdAt: clock.now(),
     updatedAt: clock.now(),
