@@ -43,8 +43,22 @@ const { values } = parseArgs({
     model: { type: 'string', default: 'graph' },
     'show-job': { type: 'boolean', default: false },
     'postgres-url': { type: 'string' },
+    'worker-options': { type: 'string' },
+    'before-options': { type: 'string' },
   },
 });
+
+/**
+ * Extra Worker options as JSON (`--worker-options '{"resultLanes":4}'`): for the weft
+ * under test, and with `--compare`, `--before-options` for the weft built in DIR (default
+ * none: the two differ by their code alone).
+ */
+function workerOptions(): Record<string, unknown> {
+  const text = runningBefore ? values['before-options'] : values['worker-options'];
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+/** Set while `--compare` runs the weft built in DIR. */
+let runningBefore = false;
 
 const STEPS = Number(values.steps);
 const JOBS = Number(values.jobs);
@@ -121,6 +135,7 @@ async function runJobs(
     ...(codeFirst
       ? { workflows: [codeFirst.workflow], tasks: [codeFirst.task] }
       : { handlers: { noop } }),
+    ...workerOptions(),
   });
   const client = new weft.Client(wrap('client'));
   await worker.start();
@@ -230,7 +245,9 @@ async function compare(dir: string, env: Env, sources: Weft): Promise<void> {
       // Alternate which goes first, so a drift in the machine's load hits both alike.
       const order = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
       for (const which of order) {
+        runningBefore = which === 'before';
         const run = await runJobs(which === 'before' ? other : current, kind, env, undefined);
+        runningBefore = false;
         p50s[which].push(median(run.latenciesMs));
         rates[which].push((run.latenciesMs.length * STEPS * 1000) / run.elapsedMs);
       }

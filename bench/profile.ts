@@ -1,6 +1,6 @@
 /**
  * Where the time goes in scenarios 1 and 4: `tsx bench/profile.ts [--store sqlite|postgres]
- * [--cpu] [--jobs N]`. One worker runs in this process (so everything is counted and
+ * [--cpu] [--jobs N] [--model graph|code-first]`. One worker runs in this process (so everything is counted and
  * profiled in one place), over a store wrapper that counts every contract call. For each
  * case it prints commits, transactions, store calls and PostgreSQL round trips per step,
  * split between the worker and the driver's Client, the calls by method, and with
@@ -14,7 +14,7 @@ import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { Worker } from '../src/worker/worker.js';
-import { benchWork } from './bench-handlers.js';
+import { benchWork, CODE_FIRST_STEPS, codeFirstWorkflow } from './bench-handlers.js';
 import { runJobs } from './drive.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
@@ -30,8 +30,13 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '200' },
     'save-profile': { type: 'string' },
     'postgres-url': { type: 'string' },
+    model: { type: 'string', default: 'graph' },
   },
 });
+if (values.model !== 'graph' && values.model !== 'code-first') {
+  throw new Error(`--model is graph or code-first, not ${values.model}`);
+}
+const CODE_FIRST = values.model === 'code-first';
 
 interface Case {
   name: string;
@@ -100,13 +105,20 @@ async function main(): Promise<void> {
       });
       await worker.start();
       try {
-        const wf = linearWorkflow(c.steps);
-        await client.deploy(wf);
-        await runJobs(client, wf.workflow, { concurrency: 5, jobs: 20 });
+        // Code-first runs its 10-step workflow (scenario 2) for the 10-step cases; its
+        // one-step case has no code-first twin and is skipped.
+        if (CODE_FIRST && c.steps !== CODE_FIRST_STEPS) continue;
+        let workflow = codeFirstWorkflow.name;
+        if (!CODE_FIRST) {
+          const wf = linearWorkflow(c.steps);
+          await client.deploy(wf);
+          workflow = wf.workflow;
+        }
+        await runJobs(client, workflow, { concurrency: 5, jobs: 20 });
         workerCounts.reset();
         clientCounts.reset();
         const measure = () =>
-          runJobs(client, wf.workflow, { concurrency: c.concurrency, jobs: c.jobs });
+          runJobs(client, workflow, { concurrency: c.concurrency, jobs: c.jobs });
         const {
           result: run,
           summary,

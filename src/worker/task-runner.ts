@@ -80,7 +80,8 @@ export class TaskRunner {
   /** Lease heartbeats, by message id: they run until the result is committed, not only while the handler runs. */
   private readonly heartbeats = new Map<string, ReturnType<typeof setInterval>>();
   private completions: Completion[] = [];
-  private flushing: Promise<void> | undefined;
+  /** Result commits in flight, each its own transaction (at most `resultLanes`). */
+  private readonly flushes = new Set<Promise<void>>();
   private readonly streams: string[];
   private next = 0;
   private readonly idle: (() => void)[] = [];
@@ -119,6 +120,12 @@ export class TaskRunner {
     taskQueues: Readonly<Record<string, TaskQueue>> = {},
     /** Writes what the responder kept when called with `hold` (see {@link Responder}). */
     private readonly settle?: Settler,
+    /**
+     * Most result commits in flight at once (default 1). While one commits, results that
+     * finish go into the next; with more lanes, that next one starts at once on another
+     * connection instead of waiting (a store with one writer gains nothing from more).
+     */
+    private readonly resultLanes = 1,
   ) {
     this.streams = Object.keys(handlers).map(taskStream);
     for (const [task, limit] of Object.entries(taskLimits)) {
@@ -553,20 +560,29 @@ export class TaskRunner {
     );
   }
 
+  /**
+   * Starts a result commit of every result waiting, when a lane is free; each lane, once
+   * committed, takes what finished meanwhile.
+   */
   private kickFlush(): void {
-    if (this.flushing) return;
-    this.flushing = (async () => {
+    if (this.flushes.size >= this.resultLanes || this.completions.length === 0) return;
+    const lane: Promise<void> = (async () => {
       while (this.completions.length > 0) {
         // Handlers that finish at once keep this loop busy: a turn of the event loop now and then.
         await yieldIfDue();
         const batch = this.completions;
         this.completions = [];
+        if (batch.length === 0) break;
         const next = await this.commit(batch);
         for (const c of batch) this.finish(c.message);
         next?.committed();
       }
-      this.flushing = undefined;
-    })();
+    })().finally(() => {
+      this.flushes.delete(lane);
+      // A result that arrived as this lane ended.
+      this.kickFlush();
+    });
+    this.flushes.add(lane);
   }
 
   /**
@@ -696,7 +712,7 @@ export class TaskRunner {
       for (const controller of this.running.values()) controller.abort(new ShutdownAbort());
       await idle;
     }
-    await this.flushing;
+    while (this.flushes.size > 0) await Promise.all([...this.flushes]);
   }
 }
 

@@ -55,6 +55,7 @@ export const WORKER_DEFAULTS = {
   concurrency: 64,
   batchSize: 64,
   engineLanes: 4,
+  resultLanes: 1,
   inlineSteps: 64,
   leaseMs: 30_000,
   maxDeliveries: 10,
@@ -101,6 +102,14 @@ export interface WorkerOptions {
    * batches start only when a batch came back full: a backlog.
    */
   engineLanes?: number;
+  /**
+   * Most task-result commits in flight at once, each its own transaction (default 1:
+   * results that finish while one commits go into the next, together). More lanes start
+   * that next commit at once on another connection — for a PostgreSQL or Redis server
+   * whose commits wait on a slow disk or network while the worker's CPU is idle. On
+   * SQLite (one writer) more lanes only queue. See docs/benchmarks.md, "Result lanes".
+   */
+  resultLanes?: number;
   /**
    * Most further steps of the same job one engine step may run inline, in its own
    * transaction, instead of sending them through the engine stream (default 64; 0 sends
@@ -188,3 +197,9 @@ export const stderrLogger: WorkerLogger = {
   },
   info() {},
 };
+
+/** The result lanes a worker runs (see {@link WorkerOptions.resultLanes}). */
+export function resultLanesOf(options: Pick<WorkerOptions, 'resultLanes'>): number {
+  if (options.resultLanes !== undefined) return Math.max(1, Math.floor(options.resultLanes));
+  return WORKER_DEFAULTS.resultLanes;
+}

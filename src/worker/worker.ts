@@ -53,7 +53,13 @@ import { checkTaskLimit, checkTaskQueue, type TaskLimit, type TaskQueue } from '
 import { TaskRunner } from './task-runner.js';
 import { tracingStore } from './tracing-store.js';
 import { WakeUp } from './wake-up.js';
-import { logWarning, stderrLogger, WORKER_DEFAULTS, type WorkerOptions } from './worker-options.js';
+import {
+  logWarning,
+  resultLanesOf,
+  stderrLogger,
+  WORKER_DEFAULTS,
+  type WorkerOptions,
+} from './worker-options.js';
 
 /** An engine stream and what runs its messages (one by one, or a batch at once). */
 export interface EngineRoute {
@@ -225,6 +231,7 @@ export class Worker {
       taskQueuesOf(options),
       // Code-first results keep their rows for the starts claimed with them (one unit).
       (tx) => this.models.settle(tx),
+      resultLanesOf(options),
     );
     this.presence = new Presence({
       store: this.store,
