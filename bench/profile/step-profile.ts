@@ -1,9 +1,11 @@
 /**
  * The profile figures of a throughput run: statements (store calls plus BEGIN and COMMIT
  * of each transaction) and durable commits per step, round trips per transaction, and how
- * busy the machine's CPUs were. Store counts exist only when the worker runs in the
- * driver's process (its store is wrapped in a {@link countingStore}); CPU busy is read
- * from /proc/stat for every target, so it covers worker processes and the database too.
+ * busy the machine's CPUs were. Store counts and the Node process's CPU per step exist
+ * only when the worker runs in the driver's process (its store is wrapped in a
+ * {@link countingStore}; the process's CPU is then the Client's and the Worker's, from
+ * `process.cpuUsage`); CPU busy is read from /proc/stat for every target, so it covers
+ * worker processes and the database too.
  */
 import { readFileSync } from 'node:fs';
 import type { Figure } from '../scenario.js';
@@ -41,9 +43,11 @@ export function startStepProfile(
 ): StepProfile {
   counts?.reset();
   const before = cpuTimes();
+  const nodeBefore = process.cpuUsage();
   return {
     finish(steps) {
       const after = cpuTimes();
+      const node = process.cpuUsage(nodeBefore);
       const figures: Figure[] = [];
       if (counts && steps > 0) {
         const transactions = counts.transactions + counts.directWrites + counts.directReads;
@@ -68,6 +72,14 @@ export function startStepProfile(
             value: transactions > 0 ? counts.roundTrips / transactions : 0,
             unit: '',
             digits: 2,
+          },
+          {
+            key: `${prefix}.nodeCpu`,
+            label: `${label} Node CPU/step`,
+            // user + system, µs → ms
+            value: (node.user + node.system) / 1000 / steps,
+            unit: 'ms',
+            digits: 3,
           },
         );
       }
