@@ -8,6 +8,7 @@
  * survives a noisy machine better than steps/s alone.
  */
 import { rmSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { openConnection } from '../src/store/sqlite/connection.js';
 
@@ -123,5 +124,41 @@ export async function postgresBaseline(
   }
   const sequential = await writesPerSecond(url, 1, ms);
   const parallel = connections > 1 ? await writesPerSecond(url, connections, ms) : sequential;
+  return { sequential, parallel, connections };
+}
+
+async function redisWritesPerSecond(url: string, connections: number, ms: number): Promise<number> {
+  const clients = Array.from({ length: connections }, () => new Redis(url));
+  try {
+    const start = performance.now();
+    const until = start + ms;
+    const counts = await Promise.all(
+      clients.map(async (redis, i) => {
+        let writes = 0;
+        while (performance.now() < until) {
+          await redis.hincrby('bench:baseline', String(i + 1), 1);
+          writes++;
+        }
+        return writes;
+      }),
+    );
+    return (counts.reduce((a, b) => a + b, 0) * 1000) / (performance.now() - start);
+  } finally {
+    for (const c of clients) c.disconnect();
+  }
+}
+
+/**
+ * Redis: in the logical database at `url`, `HINCRBY bench:baseline <connection> 1` in a
+ * loop, each awaited (one round trip; with `appendfsync always` the AOF is synced before
+ * the answer, and commands that arrive together share a sync).
+ */
+export async function redisBaseline(
+  url: string,
+  connections: number,
+  ms: number,
+): Promise<BaselineResult> {
+  const sequential = await redisWritesPerSecond(url, 1, ms);
+  const parallel = connections > 1 ? await redisWritesPerSecond(url, connections, ms) : sequential;
   return { sequential, parallel, connections };
 }

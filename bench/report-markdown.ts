@@ -26,6 +26,10 @@ export interface RunInfo {
   postgres: Record<string, string> | undefined;
   /** Why PostgreSQL was not measured, when it was not. */
   postgresProblem: string | undefined;
+  /** The Redis server's settings, when a Redis target ran. */
+  redis?: Record<string, string> | undefined;
+  /** Why Redis was not measured, when a Redis target was asked for and it was not. */
+  redisProblem?: string | undefined;
   /** 1-minute load average when the run started and when it ended. */
   load: [number, number];
 }
@@ -118,7 +122,10 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
   const { machine, settings, sizes } = info;
   const header = ['', ...results.targets.map((t) => TARGETS[t].title)];
   const rows: string[][] = [
-    [`**Baseline: single-row UPDATE transactions**`, ...results.targets.map(() => '')],
+    [
+      `**Baseline: single-row durable writes (SQL: UPDATE transactions; Redis: HINCRBY)**`,
+      ...results.targets.map(() => ''),
+    ],
   ];
   for (const row of results.baselineRows()) {
     rows.push([row.label, ...results.targets.map((t) => formatCell(row.cells.get(t), 0))]);
@@ -152,6 +159,15 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
         .map(([k, v]) => `${k}=${v}`)
         .join(', ')
     : `not measured${info.postgresProblem ? ` (${info.postgresProblem})` : ''}`;
+  const redisLine = info.redis
+    ? `- Redis: ${Object.entries(info.redis)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(
+          ', ',
+        )}. Server on the same machine, TCP on 127.0.0.1, as the Redis store's docs ask for durability (every write in the AOF and synced before Redis answers); each run on an emptied server, in a logical database of its own. The parallel baseline runs on ${DEFAULT_POOL_SIZE} connections, as PostgreSQL's; the Redis store itself multiplexes one connection (auto-pipelined).`
+    : info.redisProblem
+      ? `- Redis: not measured (${info.redisProblem}).`
+      : undefined;
   const sqlite = info.sqlite
     ? `SQLite ${info.sqlite.version} via better-sqlite3, journal_mode=${info.sqlite.journal_mode}, synchronous=${info.sqlite.synchronous} (the store's default: a commit is durable on power loss), wal_autocheckpoint=${info.sqlite.wal_autocheckpoint} pages`
     : 'not measured';
@@ -169,11 +185,17 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB memory, ${machine.os}.`,
     `- Node ${machine.node}. Load average (1 min) ${info.load[0]} at the start, ${info.load[1]} at the end, on ${machine.cores} cores${Math.max(...info.load) > machine.cores ? ' — the machine was busy with other work, so absolute figures are low and noisy; the ratios to the baseline hold up better' : ''}.`,
     `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
+    ...(redisLine ? [redisLine] : []),
     `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
     `- Workers: targets marked "defaults" (and the worker-process targets) run \`new Worker({ store, handlers, workflows, tasks })\` with no other option on a store URL with no \`?pool=\` — concurrency ${WORKER_DEFAULTS.concurrency} handlers, engine batch ${WORKER_DEFAULTS.batchSize} messages, ${WORKER_DEFAULTS.engineLanes} engine lanes, ${WORKER_DEFAULTS.resultLanes} result lane, lease ${WORKER_DEFAULTS.leaseMs / 1000} s, PostgreSQL pool ${DEFAULT_POOL_SIZE}; targets marked "tuned" pass concurrency ${settings.concurrency}, engine batch ${settings.batchSize} and pool ${settings.workerPool}. The driver of worker-process targets has a pool of ${settings.driverPool}. In-process targets run one Worker in the driver's process, sharing its store (on PostgreSQL its pool); \`PG, N procs\` targets run workers in separate processes (\`bench/worker-process.ts\`) while the driver only starts jobs through the Client and measures. Profile rows: statements/step counts every store call of the process plus BEGIN and COMMIT per transaction (on PostgreSQL each a statement; the pool pipelines, so several can share one round trip), commits/step the transactions that wrote, round trips/transaction the statements per transaction (an upper bound on its round trips), Node CPU/step the user and system CPU time of the process holding the Client and the Worker (\`process.cpuUsage\`; on SQLite it includes the WAL flushes, which better-sqlite3 does on the main thread) divided by the steps; in-process targets only. Machine CPU busy is the share of all cores' time not idle during the run (from /proc/stat; it includes PostgreSQL and worker processes).`,
     results.targets.includes('dbos')
       ? '- Handlers are no-ops; every figure is weft plus its store. The DBOS Transact column (`--dbos`) runs scenario 1 only: @dbos-inc/dbos-sdk installed from npm into a scratch folder, on its defaults, in one process, on a fresh database of the same server (bench/dbos.ts).'
       : '- Handlers are no-ops; every figure is weft plus its store.',
+    ...(results.targets.includes('bullmq')
+      ? [
+          '- The BullMQ column runs scenario 1 only, in BullMQ’s own terms: bullmq installed from npm into a scratch folder, a flow (FlowProducer) of 10 no-op jobs each the parent of the next, so they run one after another, awaited through QueueEvents; one Worker in one process with 50 handlers (BullMQ’s default is 1), on a fresh database of the same Redis server (bench/bullmq.ts). Its steps/s are jobs moved per second.',
+        ]
+      : []),
     '',
     '## Results',
     '',

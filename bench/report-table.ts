@@ -15,7 +15,7 @@ export function renderTable(results: ResultSet): string {
   const lines: string[][] = [];
   const header = ['', ...results.targets.map((t) => TARGETS[t].title)];
   lines.push(header);
-  lines.push(['Baseline (single-row UPDATE transactions)']);
+  lines.push(['Baseline (single-row durable writes)']);
   for (const row of results.baselineRows()) {
     lines.push([`  ${row.label}`, ...results.targets.map((t) => formatCell(row.cells.get(t), 0))]);
   }

@@ -4,7 +4,8 @@
  * same run on the same store, prints a table and rewrites BENCHMARKS.md.
  *
  *   tsx bench/run.ts [--quick] [--runs N] [--only linear,latency] [--targets sqlite,pg]
- *                    [--dbos [--dbos-dir DIR]] [--postgres-url URL] [--out FILE] [--no-write]
+ *                    [--dbos [--dbos-dir DIR]] [--postgres-url URL] [--redis-url URL]
+ *                    [--out FILE] [--no-write]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,13 +14,16 @@ import { Command } from 'commander';
 import {
   type BaselineResult,
   postgresBaseline,
+  redisBaseline,
   type SqliteSettings,
   sqliteBaseline,
 } from './baseline.js';
 import { BenchError } from './bench-error.js';
+import { defaultBullmqDir, runBullmqLinear } from './bullmq.js';
 import { defaultDbosDir, runDbosLinear } from './dbos.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
+import { type BenchRedis, startBenchRedis } from './redis-server.js';
 import { renderMarkdown } from './report-markdown.js';
 import { renderTable } from './report-table.js';
 import { ResultSet } from './results.js';
@@ -45,6 +49,7 @@ interface CliOptions {
   only?: string;
   targets?: string;
   postgresUrl?: string;
+  redisUrl?: string;
   out: string;
   write: boolean;
 }
@@ -103,11 +108,16 @@ async function measureBaseline(
     );
     return { result, sqlite: settings };
   }
+  const connections = Math.max(1, spec.processes) * workerPoolOf(spec, env.settings);
+  if (spec.dialect === 'redis') {
+    if (!env.redis) throw new BenchError('BENCH_REDIS', 'no Redis server');
+    const url = await env.redis.createDatabase(`baseline_${target}_${rep}`);
+    return { result: await redisBaseline(url, connections, sizes.baselineMs) };
+  }
   if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server');
   const url = await env.postgres.createDatabase(
     `bench_baseline_${target.replace('-', '_')}_${rep}`,
   );
-  const connections = Math.max(1, spec.processes) * workerPoolOf(spec, env.settings);
   return { result: await postgresBaseline(url, connections, sizes.baselineMs) };
 }
 
@@ -140,10 +150,14 @@ async function runScenario(
   }
 }
 
-/** Scenario 1 on DBOS Transact (the `dbos` target), on a fresh database of the same server. */
-async function runDbos(
+/**
+ * Scenario 1 on another system (the `dbos` target: DBOS Transact on a fresh database of the
+ * same PostgreSQL server; `bullmq`: BullMQ on a fresh database of the same Redis server).
+ */
+async function runExternal(
+  target: 'dbos' | 'bullmq',
   env: BenchEnv,
-  dbosDir: string,
+  options: CliOptions,
   sizes: Sizes,
   rep: number,
   results: ResultSet,
@@ -151,16 +165,24 @@ async function runDbos(
 ): Promise<void> {
   const scenario = results.scenarios.find((s) => s.id === 'linear');
   if (!scenario) return;
-  log(`${scenario.number}. ${scenario.title} on ${TARGETS.dbos.title} (repetition ${rep + 1})`);
+  log(`${scenario.number}. ${scenario.title} on ${TARGETS[target].title} (repetition ${rep + 1})`);
+  const say = (line: string) => log(`  ${line}`);
   try {
-    if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
-    const url = await env.postgres.createDatabase(`bench_dbos_${rep}`);
-    const figures = await runDbosLinear(dbosDir, url, sizes, (line) => log(`  ${line}`));
-    results.addFigures(scenario, 'dbos', figures, baseline);
+    let figures: Awaited<ReturnType<typeof runDbosLinear>>;
+    if (target === 'dbos') {
+      if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server for this run');
+      const url = await env.postgres.createDatabase(`bench_dbos_${rep}`);
+      figures = await runDbosLinear(options.dbosDir ?? defaultDbosDir(), url, sizes, say);
+    } else {
+      if (!env.redis) throw new BenchError('BENCH_REDIS', 'no Redis server for this run');
+      const url = await env.redis.createDatabase(`bench_bullmq_${rep}`);
+      figures = await runBullmqLinear(defaultBullmqDir(), url, sizes, say);
+    }
+    results.addFigures(scenario, target, figures, baseline);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(`  failed: ${message}`);
-    results.addError(scenario, 'dbos', message);
+    results.addError(scenario, target, message);
   }
 }
 
@@ -189,6 +211,10 @@ async function main(): Promise<void> {
       `also run scenario 1 on DBOS Transact, installed from npm into a scratch folder`,
     )
     .option('--dbos-dir <dir>', 'the scratch folder for DBOS (default: <tmpdir>/weft-bench-dbos)')
+    .option(
+      '--redis-url <url>',
+      'use this Redis server instead of starting one (ITS DATA IS DELETED: FLUSHALL per run)',
+    )
     .option('--out <file>', 'where to write the report', 'BENCHMARKS.md')
     .option('--no-write', 'print the table only');
   program.parse();
@@ -208,6 +234,9 @@ async function main(): Promise<void> {
   let postgres: BenchPostgres | undefined;
   let postgresProblem: string | undefined;
   let postgresSettings: Record<string, string> | undefined;
+  let redis: BenchRedis | undefined;
+  let redisProblem: string | undefined;
+  let redisSettings: Record<string, string> | undefined;
   let sqliteSettings: SqliteSettings | undefined;
   const results = new ResultSet(scenarios, targets);
   const onSignal = () => process.exit(130);
@@ -226,10 +255,21 @@ async function main(): Promise<void> {
         log(`PostgreSQL unavailable: ${postgresProblem}`);
       }
     }
-    const env: BenchEnv = { dir, postgres, settings: TUNED_SETTINGS };
+    if (targets.some((t) => TARGETS[t].dialect === 'redis')) {
+      try {
+        redis = await startBenchRedis(options.redisUrl ?? process.env.WEFT_BENCH_REDIS_URL);
+        redisSettings = await redis.settings();
+        log(`Redis ${redisSettings.redis_version} at ${redis.url}`);
+      } catch (error) {
+        redisProblem = error instanceof Error ? error.message : String(error);
+        log(`Redis unavailable: ${redisProblem}`);
+      }
+    }
+    const env: BenchEnv = { dir, postgres, redis, settings: TUNED_SETTINGS };
     for (let rep = 0; rep < sizes.runs; rep++) {
       for (const target of targets) {
         if (TARGETS[target].dialect === 'postgres' && !postgres) continue;
+        if (TARGETS[target].dialect === 'redis' && !redis) continue;
         let baseline: BaselineResult | undefined;
         try {
           const measured = await measureBaseline(target, env, sizes, rep);
@@ -242,8 +282,8 @@ async function main(): Promise<void> {
         } catch (error) {
           log(`baseline on ${TARGETS[target].title} failed: ${String(error)}`);
         }
-        if (TARGETS[target].external) {
-          await runDbos(env, options.dbosDir ?? defaultDbosDir(), sizes, rep, results, baseline);
+        if (target === 'dbos' || target === 'bullmq') {
+          await runExternal(target, env, options, sizes, rep, results, baseline);
           continue;
         }
         for (const scenario of scenarios) {
@@ -270,6 +310,8 @@ async function main(): Promise<void> {
         sqlite: sqliteSettings,
         postgres: postgresSettings,
         postgresProblem,
+        redis: redisSettings,
+        redisProblem,
         load: [loadAtStart, loadAverage()],
       });
       writeFileSync(options.out, markdown);
@@ -277,6 +319,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await postgres?.stop();
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

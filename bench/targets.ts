@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
@@ -19,11 +20,14 @@ import { BenchError } from './bench-error.js';
 import { benchWork } from './bench-handlers.js';
 import type { BenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
+import type { BenchRedis } from './redis-server.js';
 import type { FromWorker, ToWorker } from './worker-process.js';
 
 /**
  * The stores and process layouts a run can measure. `dbos` is not weft: DBOS Transact on
- * the same PostgreSQL server, run from a scratch folder (`dbos.ts`), for scenario 1 only.
+ * the same PostgreSQL server, run from a scratch folder (`dbos.ts`), for scenario 1 only;
+ * nor is `bullmq`: BullMQ on the same Redis server (`bullmq.ts`), scenario 1's shape as
+ * ten jobs in a row.
  */
 export const TARGET_NAMES = [
   'sqlite',
@@ -34,6 +38,8 @@ export const TARGET_NAMES = [
   'pg-1',
   'pg-4',
   'dbos',
+  'redis',
+  'bullmq',
 ] as const;
 /** One of {@link TARGET_NAMES}. */
 export type TargetName = (typeof TARGET_NAMES)[number];
@@ -49,7 +55,7 @@ export const DEFAULT_TARGETS: readonly TargetName[] = [
 /** A store and how many worker processes run against it (0: one worker inside the driver). */
 export interface TargetSpec {
   name: TargetName;
-  dialect: 'sqlite' | 'postgres';
+  dialect: 'sqlite' | 'postgres' | 'redis';
   processes: number;
   /**
    * `defaults`: the Worker and the store as a user's first program opens them, with no
@@ -121,6 +127,21 @@ export const TARGETS: Record<TargetName, TargetSpec> = {
     title: 'DBOS Transact (PG, defaults)',
     external: true,
   },
+  redis: {
+    name: 'redis',
+    dialect: 'redis',
+    processes: 0,
+    settings: 'defaults',
+    title: 'Redis (in-process, defaults)',
+  },
+  bullmq: {
+    name: 'bullmq',
+    dialect: 'redis',
+    processes: 0,
+    settings: 'defaults',
+    title: 'BullMQ (Redis)',
+    external: true,
+  },
 };
 
 /** Worker and pool settings of the tuned targets (reported in BENCHMARKS.md). */
@@ -149,7 +170,11 @@ export const TUNED_SETTINGS: WorkerSettings = {
 /** The pool a store opens with no `?pool=N` (what the `defaults` targets' workers hold). */
 export const DEFAULT_WORKER_POOL = DEFAULT_POOL_SIZE;
 
-/** The PostgreSQL connections each worker process of `spec` holds. */
+/**
+ * The connections each worker process of `spec` holds (PostgreSQL), or is measured against:
+ * a Redis store multiplexes one connection, and its parallel baseline runs on as many
+ * connections as PostgreSQL's default pool, so the two columns' ratios compare.
+ */
 export function workerPoolOf(spec: TargetSpec, settings: WorkerSettings): number {
   return spec.settings === 'tuned' ? settings.workerPool : DEFAULT_WORKER_POOL;
 }
@@ -159,6 +184,7 @@ export interface BenchEnv {
   /** A temporary directory for SQLite files. */
   dir: string;
   postgres: BenchPostgres | undefined;
+  redis?: BenchRedis | undefined;
   settings: WorkerSettings;
   /** Extra `node` flags for worker processes (e.g. `--cpu-prof`). */
   workerExecArgv?: string[];
@@ -202,6 +228,11 @@ export async function startTarget(
   let workerUrl: string;
   if (spec.dialect === 'sqlite') {
     url = `sqlite:${join(env.dir, `${label}.db`)}`;
+    driverUrl = url;
+    workerUrl = url;
+  } else if (spec.dialect === 'redis') {
+    if (!env.redis) throw new BenchError('BENCH_REDIS', 'no Redis server for this run');
+    url = await env.redis.createDatabase(label);
     driverUrl = url;
     workerUrl = url;
   } else {
@@ -270,6 +301,7 @@ export async function startTarget(
         const file = url.slice('sqlite:'.length);
         return [file, `${file}-wal`, `${file}-shm`].reduce((sum, f) => sum + sizeOf(f), 0);
       }
+      if (spec.dialect === 'redis') return redisMemory(url);
       const db = new pg.Client({ connectionString: url });
       await db.connect();
       try {
@@ -287,6 +319,17 @@ export async function startTarget(
       await store.close();
     },
   };
+}
+
+/** The Redis server's `used_memory` (the server holds only this run's database). */
+async function redisMemory(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    const info = await redis.info('memory');
+    return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 function sizeOf(file: string): number {
