@@ -18,7 +18,13 @@ import {
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
-import { launchWeft, type RunningWeft, runWeft, type WeftRun } from '../../support/weft-cli.js';
+import {
+  launchWeft,
+  type RunningWeft,
+  runWeft,
+  type WeftRun,
+  workerRunning,
+} from '../../support/weft-cli.js';
 
 /** How long the rate is measured (WEFT_QUEUE_RATE_S, default 8; the issue's 30 s with 30). */
 const RATE_S = Number(process.env.WEFT_QUEUE_RATE_S ?? 8);
@@ -81,6 +87,17 @@ function worker(env: NodeJS.ProcessEnv = {}, args: string[] = []): RunningWeft {
   });
   workers.push(running);
   return running;
+}
+
+/**
+ * Stops every worker with SIGTERM and expects each to end cleanly (0). A worker the others
+ * left no work for may still be starting: each is waited for to say it runs first.
+ */
+async function stopAll() {
+  for (const w of workers) {
+    await workerRunning(w);
+    expect(await w.stop()).toBe(0);
+  }
 }
 
 interface Run {
@@ -158,7 +175,7 @@ describe.skipIf(skipBackend)('weft queue', () => {
     expect((await weft(['queues'])).out.split('\n')[1]).toMatch(
       /^charges +3 at once, 1 per key +0 +0 +- +0 +-$/,
     );
-    for (const w of workers) expect(await w.stop()).toBe(0);
+    await stopAll();
   }, 180_000);
 
   it('three workers with --task-concurrency work=2 never run more than 2 attempts at once', async () => {
@@ -180,7 +197,7 @@ describe.skipIf(skipBackend)('weft queue', () => {
       2,
       "error: option '--task-concurrency <task=n>' argument 'work' is invalid. Expected task=n, such as charge=5 (n from 1 to 1000000).",
     ]);
-    for (const w of workers) expect(await w.stop()).toBe(0);
+    await stopAll();
   }, 180_000);
 
   it('three workers with --task-queue: two tasks share a queue of 2 at once, 1 per key', async () => {
@@ -266,7 +283,7 @@ describe.skipIf(skipBackend)('weft queue', () => {
       1,
       expect.stringContaining('--task-queue-key work needs a queue for the task'),
     ]);
-    for (const w of workers) expect(await w.stop()).toBe(0);
+    await stopAll();
   }, 180_000);
 
   it(`three workers on a queue of 20 per 2 s start 10 a second, never more (${RATE_S} s)`, async () => {
