@@ -406,5 +406,11 @@ export function graphTimeline(
       error: r.error,
     };
   });
+  // Records come by activity name, and inOrder keeps the order of steps that start in the
+  // same millisecond. A step that ends as it starts (a trigger) ended before anything it
+  // led to started: it goes first among those, not after a task whose name sorts first.
+  const instant = (s: TimelineStep) =>
+    s.finishedAt !== null && s.finishedAt === s.startedAt ? 0 : 1;
+  steps.sort((a, b) => instant(a) - instant(b));
   return { ...bounds(job), steps: inOrder(steps), truncated };
 }

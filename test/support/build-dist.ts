@@ -9,8 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Runs the package build (`tsc -p tsconfig.build.json`). */
+/**
+ * Runs the package build (`tsc -p tsconfig.build.json`), once per vitest run. The root
+ * config's global set-up also runs once for each project that extends it (vitest merges
+ * it into every project), so without the mark below a full run built `dist/` once for
+ * the root and once more for each project, one after another, before the first test.
+ */
 export default function buildDist(): void {
+  if (process.env.WEFT_TEST_DIST_BUILT === String(process.pid)) return;
   execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
@@ -19,4 +25,5 @@ export default function buildDist(): void {
       stdio: 'inherit',
     },
   );
+  process.env.WEFT_TEST_DIST_BUILT = String(process.pid);
 }

@@ -1,9 +1,12 @@
 /**
- * The PostgreSQL test harness. Each test file (each vitest fork) that asks for a
- * database lazily gets its own throwaway server: a copy of a template cluster made once
- * per machine and PostgreSQL version, started on a free loopback port with its own
- * socket directory, and stopped when the process exits. Each {@link freshPostgresDatabase}
- * call creates a new database on that server.
+ * The PostgreSQL test harness. A throwaway server is a copy of a template cluster made
+ * once per machine and PostgreSQL version, started on a free loopback port with its own
+ * socket directory, and stopped when the process that started it exits. Under vitest the
+ * `postgres` project starts one for the whole run ({@link startSharedPostgres}, from
+ * `postgres-global.ts`) and hands it to the test files as `WEFT_TEST_DATABASE_URL`; a
+ * process run without it (a script, or a file run by another config) lazily starts its
+ * own. Each {@link freshPostgresDatabase} call creates a new database on the server, so
+ * test files sharing it never see each other's data.
  *
  * Tests trade durability for speed here: the throwaway server runs with `fsync=off`
  * (its data directory is deleted afterwards anyway). `synchronous_commit` stays on, and
@@ -200,7 +203,7 @@ function logTail(baseDir: string): string {
   }
 }
 
-async function startOwnServer(): Promise<Server> {
+async function startOwnServer(maxConnections = 300): Promise<Server> {
   const bin = findBinDir();
   const who = runAs();
   const template = await templateDir(bin, who);
@@ -217,7 +220,8 @@ async function startOwnServer(): Promise<Server> {
     }
     const args = [
       ...['-D', data, '-k', baseDir, '-p', String(port), '-h', '127.0.0.1'],
-      ...['-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB'],
+      ...['-c', 'fsync=off', '-c', `max_connections=${maxConnections}`],
+      ...['-c', 'shared_buffers=32MB'],
     ];
     // A small shell watchdog owns the server: it stops it (immediate shutdown) and deletes
     // its files when this process goes away, even when it is killed without an exit hook.
@@ -274,6 +278,18 @@ function server(): Promise<Server> {
 }
 
 /**
+ * Starts the one server a whole vitest run shares (from the `postgres` project's global
+ * set-up, in vitest's own process) and returns its admin URL, which the set-up hands to
+ * the test files as `WEFT_TEST_DATABASE_URL`. Each test file still gets fresh databases
+ * of its own on it; starting a server per file cost a copy of the template cluster and a
+ * start and stop every time. The watchdog stops it when vitest's process ends.
+ */
+export async function startSharedPostgres(): Promise<string> {
+  // Four test files at a time, each with workers, pools and CLI processes of its own.
+  return (await startOwnServer(1000)).adminUrl;
+}
+
+/**
  * True when a PostgreSQL server is (or can be) running for this test file. With
  * `WEFT_TEST_POSTGRES=required` a server that cannot start throws, naming why.
  */
@@ -287,7 +303,7 @@ export async function postgresAvailable(): Promise<boolean> {
   }
 }
 
-/** A fresh, empty database on this test file's own PostgreSQL server. */
+/** A fresh, empty database of its own on the PostgreSQL server this test file uses. */
 export async function freshPostgresDatabase(): Promise<TestStoreLocation> {
   const { admin, adminUrl } = await server();
   const name = `weft_${randomBytes(6).toString('hex')}`;

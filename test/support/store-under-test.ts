@@ -1,7 +1,7 @@
 /**
  * Which store the backend tests run on, switched by one variable as pg-boss does:
  * `WEFT_TEST_STORE=sqlite` (a real SQLite file in a temp dir), `postgres` (a real
- * PostgreSQL server this test file starts for itself, one database per call) or `redis`
+ * PostgreSQL server the vitest run shares, one new database per call) or `redis`
  * (a real redis-server this test file starts for itself, one logical database per call;
  * the Redis store is being built, docs/store-redis.md).
  *

@@ -130,6 +130,23 @@ export function launchWeft(args: string[], options: WeftOptions): RunningWeft {
 }
 
 /**
+ * Waits until a `weft worker` has said it runs (`weft worker … running on …`); rejects
+ * when it exits first. Its signal handlers are in place from then on: a SIGTERM or SIGINT
+ * sent earlier, while Node still loads it, meets the default action and kills it (no
+ * clean stop, no exit 0), so a test that expects a clean stop waits for this first.
+ */
+export async function workerRunning(weft: RunningWeft): Promise<void> {
+  await waitFor(
+    () => {
+      if (!weft.alive()) throw new Error(`weft worker exited before running: ${weft.err()}`);
+      return / running on /.test(weft.err());
+    },
+    'the worker to say it runs',
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
+}
+
+/**
  * The `http://…` URL a server command (`weft dashboard`, `weft serve`) printed once it
  * listens; rejects when the process exits first.
  */

@@ -20,6 +20,7 @@ import {
   type RunningWeft,
   runWeft,
   type WeftRun,
+  workerRunning,
 } from '../../support/weft-cli.js';
 
 const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
@@ -66,6 +67,16 @@ function weft(...args: string[]): Promise<WeftRun> {
   return runWeft(args, { store: location.url, cwd: dir });
 }
 
+/** Launches a worker and waits until it says it runs. */
+async function runningWorker(): Promise<void> {
+  const worker = launchWeft(['worker', '--handlers', 'handlers.mjs'], {
+    store: location.url,
+    cwd: dir,
+  });
+  workers.push(worker);
+  await workerRunning(worker);
+}
+
 /** The times the charges ran at. */
 function charges(): number[] {
   return readFileSync(join(dir, 'charges.txt'), 'utf8').split('\n').filter(Boolean).map(Number);
@@ -94,9 +105,7 @@ async function startLater(
 describe.skipIf(skipBackend)('weft start --delay / --at', () => {
   it('graph, --delay: the worker takes its first step at its start time, not before', async () => {
     expect((await weft('deploy', 'later.yaml')).code).toBe(0);
-    workers.push(
-      launchWeft(['worker', '--handlers', 'handlers.mjs'], { store: location.url, cwd: dir }),
-    );
+    await runningWorker();
     const before = Date.now();
     const { startAt, result } = await startLater('later', '--delay', '3s');
     expect(startAt).toBeGreaterThanOrEqual(before + 3000);
@@ -106,9 +115,9 @@ describe.skipIf(skipBackend)('weft start --delay / --at', () => {
   });
 
   it('code-first, --at: its first decision waits for the time', async () => {
-    workers.push(
-      launchWeft(['worker', '--handlers', 'handlers.mjs'], { store: location.url, cwd: dir }),
-    );
+    // The worker declares the code-first workflow when it starts: until then the job
+    // waits for a worker that runs it, not for its time.
+    await runningWorker();
     // Far enough ahead that a slow machine's `weft start` still comes before it.
     const at = new Date(Date.now() + 6000).toISOString();
     const { startAt, result } = await startLater('pay', '--at', at);

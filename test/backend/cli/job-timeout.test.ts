@@ -22,6 +22,7 @@ import {
   type RunningWeft,
   runWeft,
   type WeftRun,
+  workerRunning,
 } from '../../support/weft-cli.js';
 
 const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
@@ -164,6 +165,9 @@ describe.skipIf(skipBackend)(`job execution timeout (${backend})`, () => {
     const workers = [0, 1].map(() =>
       launch(['worker', '--handlers', 'handlers.mjs', '--lease-ms', '1500']),
     );
+    // The clock starts once they run: a loaded machine takes seconds to start a process,
+    // and that is not the job's time.
+    for (const w of workers) await workerRunning(w);
     const startedAt = Date.now();
     const job = await start(['limited']);
 

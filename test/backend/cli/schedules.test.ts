@@ -23,6 +23,7 @@ import {
   type RunningWeft,
   runWeft,
   type WeftRun,
+  workerRunning,
 } from '../../support/weft-cli.js';
 
 const LIBRARY = pathToFileURL(join(REPO_ROOT, 'dist', 'index.js')).href;
@@ -135,7 +136,11 @@ async function soak(store: string, meanwhile: () => Promise<void> = async () => 
   );
   expect(jobs.map((j) => j.id).sort()).toEqual(expected);
   expect(runs).toBe(expected.length);
-  for (const w of alive) expect(await w.stop()).toBe(0);
+  for (const w of alive) {
+    // The last replacement may still be starting: a SIGTERM before it runs would kill it.
+    await workerRunning(w);
+    expect(await w.stop()).toBe(0);
+  }
   return { ticks: expected.length, kills };
 }
 

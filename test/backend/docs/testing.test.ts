@@ -21,8 +21,12 @@ describe('docs/testing.md', () => {
 });
 
 const location = skipBackend ? undefined : await freshStoreUrl();
+const before = process.env.WEFT_STORE;
 if (location) process.env.WEFT_STORE = location.url;
 afterAll(async () => {
+  // Test files share their process (vitest.config.ts): leave the variable as it was.
+  if (before === undefined) delete process.env.WEFT_STORE;
+  else process.env.WEFT_STORE = before;
   await location?.cleanup();
 });
 
