@@ -97,10 +97,11 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
     const key = 9n * 10n ** 30n;
     await store.addCounter(collation, 0n, key);
     expect(await store.addCounter(collation, -(10n ** 29n))).toBe(key - 10n ** 29n);
-    const stored = await raw(location.url).hgetall('weft:{p0}:ctr:j');
+    // One hash per (job, dimensional thread): `weft:{p0}:ctr:<job>␟<dimension>`.
+    const stored = await raw(location.url).hgetall('weft:{p0}:ctr:j\u001f');
     expect(stored).toEqual({
-      'a\u001f\u001fsemaphore': '899000000000000',
-      '\u001f\u001fcollation': (key - 10n ** 29n).toString(),
+      'a\u001fsemaphore': '899000000000000',
+      '\u001fcollation': (key - 10n ** 29n).toString(),
     });
   });
 

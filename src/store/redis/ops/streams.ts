@@ -32,6 +32,7 @@ import {
 } from '../../stream-options.js';
 import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { noteOwner } from './owned.js';
 
 /** Phase 1: every stream lives in the one partition. */
 const P = SINGLE_PARTITION;
@@ -449,6 +450,7 @@ async function bury(
   if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
   tx.hset(K.deadLetter(P, id), dead);
   tx.member(K.deadLetters(P), member(id), Number(id));
+  noteOwner(tx, dead.get('job'), 'dead', id);
   await dropMessage(tx, stream, id);
   return toDeadLetter(id, dead) as DeadLetter;
 }
