@@ -124,6 +124,27 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
     await expect(openStore(location.url)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
   });
 
+  it('warns at open, naming the setting, when the server would lose committed steps in a crash', async () => {
+    const warnings: string[] = [];
+    const onWarning = (m: string) => warnings.push(m);
+    await open(location.url, { onWarning });
+    expect(warnings).toEqual([]);
+    const admin = raw(location.url);
+    try {
+      await admin.config('SET', 'appendfsync', 'everysec');
+      await open(location.url, { onWarning });
+      await admin.config('SET', 'appendonly', 'no');
+      await open(location.url, { onWarning });
+    } finally {
+      await admin.config('SET', 'appendonly', 'yes');
+      await admin.config('SET', 'appendfsync', 'always');
+    }
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('appendfsync everysec');
+    expect(warnings[1]).toContain('appendonly no');
+    expect(warnings[0]).toContain('127.0.0.1');
+  });
+
   it('a committed transaction survives a SIGKILL of redis-server', async () => {
     let server: RedisServer | undefined = await startRedisServer();
     try {
