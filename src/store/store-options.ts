@@ -18,4 +18,9 @@ export interface StoreOptions {
   synchronous?: 'full' | 'normal';
   /** Apply migrations on open (default true). */
   migrate?: boolean;
+  /**
+   * Told of a setting of the database that weakens what weft promises (Redis: `appendonly`
+   * off, `appendfsync` other than `always`); default: a line on stderr.
+   */
+  onWarning?: (message: string) => void;
 }

@@ -196,6 +196,10 @@ export interface StoreTx {
    * Claims up to `max` available messages of a stream for `consumer`: those never
    * claimed and those whose lease expired, oldest first. Two consumers never hold the
    * same message. Messages past `maxDeliveries` go to the dead-letter stream instead.
+   * Inside a transaction a claim also takes the claimable messages that transaction
+   * appended itself, which commit held by `consumer`. A claim does not wait for other
+   * transactions to commit (on Redis it takes committed messages at once, and gives them
+   * back should its transaction roll back).
    */
   claim(stream: string, options: ClaimOptions): Promise<StreamMessage[]>;
   /**

@@ -107,6 +107,9 @@ export async function processBatch(
   const sessions: FollowUpSession[] = [];
   try {
     await store.transaction(async (tx) => {
+      // A backend that runs the callback again (Redis, on a conflict) rolled the earlier
+      // attempt back: its follow-ups give back what they reserved before this one picks.
+      for (const s of sessions.splice(0)) s.rolledBack();
       messages = await tx.claim(stream, claimOptions);
       buried = [];
       if (messages.length === 0) return;
@@ -140,8 +143,6 @@ export async function processBatch(
     if (messages.length === 0 && buried.length === 0) throw error;
     return runOneByOne(settings, stream, handler);
   }
-  // A backend that re-ran the callback leaves earlier attempts' claims rolled back.
-  for (const s of sessions.slice(0, -1)) s.rolledBack();
   const claimed = messages.length + buried.length;
   if (claimed === 0) return 0;
   committed(settings, [...buried, ...messages]);

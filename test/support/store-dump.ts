@@ -4,7 +4,9 @@
  * alike. Two dumps are equal exactly when nothing was written in between — which is
  * how the bad-input tests show a refused request changed nothing. A live process's
  * presence heartbeat (`weft_workers.heartbeat_at`) is left out: it moves every few
- * seconds whatever the requests do, and a slow run outlasts its interval.
+ * seconds whatever the requests do, and a slow run outlasts its interval. On Redis the
+ * dump is every key of the store's database by type (the workers' `heartbeatAt` left out
+ * alike).
  */
 import Database from 'better-sqlite3';
 import { parseStoreUrl } from '../../src/store/url.js';
@@ -44,9 +46,9 @@ export async function dumpStore(url: string): Promise<string> {
     } finally {
       db.close();
     }
+  } else if (parsed.dialect === 'redis') {
+    Object.assign(tables, await dumpRedis(url));
   } else {
-    if (parsed.dialect === 'redis')
-      throw new Error(`no SQL on the Redis store (${parsed.redacted})`);
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: parsed.connectionString });
     await client.connect();
@@ -76,4 +78,41 @@ export async function dumpStore(url: string): Promise<string> {
   return Object.entries(tables)
     .map(([name, rows]) => `-- ${name} (${rows.length})\n${rows.join('\n')}`)
     .join('\n');
+}
+
+/** Every key of a Redis store's database, as text, by key. */
+async function dumpRedis(url: string): Promise<Record<string, string[]>> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url);
+  redis.on('error', () => {});
+  try {
+    const out: Record<string, string[]> = {};
+    const keys = (await redis.keys('*')).sort();
+    for (const key of keys) {
+      const type = await redis.type(key);
+      let rows: string[];
+      if (type === 'hash') {
+        const all = await redis.hgetall(key);
+        rows = Object.entries(all).map(([field, value]) => {
+          if (!key.endsWith(':workers')) return asText([field, value]);
+          const { heartbeatAt: _, ...rest } = JSON.parse(value) as Record<string, unknown>;
+          return asText([field, rest]);
+        });
+      } else if (type === 'zset') {
+        const flat = await redis.zrange(key, '0', '-1', 'WITHSCORES');
+        rows = [];
+        for (let i = 0; i < flat.length; i += 2) rows.push(asText([flat[i], flat[i + 1]]));
+      } else if (type === 'list') {
+        rows = (await redis.lrange(key, 0, -1)).map((line, i) => asText([i, line]));
+      } else if (type === 'set') {
+        rows = (await redis.smembers(key)).map(asText);
+      } else {
+        rows = [asText(await redis.get(key))];
+      }
+      out[`${type} ${key}`] = rows.sort();
+    }
+    return out;
+  } finally {
+    redis.disconnect();
+  }
 }

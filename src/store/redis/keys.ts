@@ -29,10 +29,31 @@ export const partitionKeys = {
   jobs: (p: number) => `${tag(p)}:jobs`,
   /** Hash: job id → revision, bumped by every commit that writes what the job owns. */
   revisions: (p: number) => `${tag(p)}:rev`,
-  /** Hash: `activity␟dimension␟field` → the counter's decimal text. */
-  counters: (p: number, job: string) => `${tag(p)}:ctr:${job}`,
-  /** Hash: `activity␟dimension␟attribute` → the attribute's stored text. */
-  activities: (p: number, job: string) => `${tag(p)}:act:${job}`,
+  /** Hash: one dimensional thread's counters, `activity␟field` → the counter's decimal text. */
+  counters: (p: number, job: string, dimension: string) => `${tag(p)}:ctr:${job}${SEP}${dimension}`,
+  /** Hash: one dimensional thread's activity records, `activity␟attribute` → stored text. */
+  activities: (p: number, job: string, dimension: string) =>
+    `${tag(p)}:act:${job}${SEP}${dimension}`,
+  /** Sorted set (score 0): the dimensional threads a job has counters or records in. */
+  dimensions: (p: number, job: string) => `${tag(p)}:dims:${job}`,
+  /** Sorted set (score 0): the activities a job has records of. */
+  activityNames: (p: number, job: string) => `${tag(p)}:acts:${job}`,
+  /** Sorted set: one activity's threads by the `updatedAt` of its record there (its newest). */
+  newest: (p: number, job: string, activity: string) => `${tag(p)}:newest:${job}${SEP}${activity}`,
+  /** Sorted set (score 0): the job ids in one state. */
+  jobsInState: (p: number, state: string) => `${tag(p)}:jobs:state:${state}`,
+  /** Sorted set (score 0): the job ids of one workflow. */
+  jobsOfWorkflow: (p: number, workflow: string) => `${tag(p)}:jobs:wf:${workflow}`,
+  /** Sorted set (score 0): the children of one job. */
+  jobsOfParent: (p: number, parent: string) => `${tag(p)}:jobs:parent:${parent}`,
+  /** Sorted set: the ended jobs by end time (ties by id), for pruning. */
+  jobsEnded: (p: number) => `${tag(p)}:jobs:ended`,
+  /**
+   * Sorted set (score 0): the records outside a job's own keys that name it
+   * (`<kind>␟<key>`: timers, waiters, dead letters, idempotency keys, debounce windows),
+   * so a prune finds them without reading every one (owned.ts).
+   */
+  owned: (p: number, job: string) => `${tag(p)}:owned:${job}`,
   /** List: the job's history lines as JSON, `seq` = position + 1. */
   history: (p: number, job: string) => `${tag(p)}:hist:${job}`,
   /** String counter: the partition's history line ids (and `lastStep`). */

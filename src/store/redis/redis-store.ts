@@ -21,6 +21,7 @@ import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
 import { asStoreError, connect, type RedisConnection, type RedisUrl } from './connection.js';
+import { durabilityWarning } from './durability.js';
 import { globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
@@ -47,6 +48,8 @@ export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}):
   let migration: MigrationReport;
   try {
     migration = await layout(redis, url, options.migrate ?? true);
+    const warning = await durabilityWarning(redis, url.redacted);
+    if (warning) (options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`)))(warning);
   } catch (error) {
     redis.disconnect();
     throw asStoreError(error, url);

@@ -205,6 +205,19 @@ export class RedisTx {
     return this.members.get(key) ?? new Map();
   }
 
+  /**
+   * Every member of a sorted set as this transaction sees it (the server's, with its own
+   * adds and removals applied), in byte order: the dimensions of a job, its activities.
+   */
+  async zmembers(key: string): Promise<string[]> {
+    const out = new Set(await this.redis.zrange(key, '0', '-1'));
+    for (const [m, score] of this.ownMembers(key)) {
+      if (score === null) out.delete(m);
+      else out.add(m);
+    }
+    return [...out].sort(byBytes);
+  }
+
   // ── writes ────────────────────────────────────────────────────────────
 
   /** Sets (or with null deletes) hash fields in the overlay. */
@@ -455,6 +468,11 @@ export const LOCK_LEASE_MS = 30_000;
 
 /** How long a transaction waits for a lock before it gives up. */
 export const LOCK_WAIT_MS = 60_000;
+
+/** Byte order of strings as Redis sorts members of equal score (UTF-16 order is close enough for names). */
+export function byBytes(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobView } from '../../../src/client/job-view.js';
-import { rawSql } from '../../support/raw-sql.js';
+import { openStore } from '../../../src/store/open-store.js';
 import { backend, freshStoreUrl, skipBackend } from '../../support/store-under-test.js';
 import { waitFor } from '../../support/wait-for.js';
 import {
@@ -136,6 +136,16 @@ function work(view: JobView, name: string) {
   return found;
 }
 
+/** The workers the store has recorded (what `weft_workers` holds on the SQL stores). */
+async function workers() {
+  const store = await openStore(storeUrl);
+  try {
+    return await store.listWorkers();
+  } finally {
+    await store.close();
+  }
+}
+
 describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
   it('a worker lacking a deployed task warns at start; after the window status and its log say no worker serves it', async () => {
     expect((await weft(['deploy', file('typo.yaml', TYPO)])).code).toBe(0);
@@ -161,7 +171,7 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
     // still waits.
     const serving = launch(['worker', '--handlers', file('brown.mjs', SERVES_BROWN)]);
     await until('the task to start', async () => {
-      const rows = await rawSql(storeUrl, 'SELECT id, tasks FROM weft_workers');
+      const rows = await workers();
       return rows.length === 2 && (await status(job)).waitingFor.every((w) => !w.includes(NOTE));
     });
     expect((await status(job)).waitingFor).toEqual(['waits for task brown (activity brown)']);
@@ -169,10 +179,7 @@ describe.skipIf(skipBackend)(`nothing silent (${backend})`, () => {
     // A clean stop removes the worker's row; the other stays.
     lacking.child.kill('SIGTERM');
     expect(await lacking.exited).toBe(0);
-    const rows = await rawSql(storeUrl, 'SELECT tasks FROM weft_workers');
-    expect(rows.map((r) => (typeof r.tasks === 'string' ? JSON.parse(r.tasks) : r.tasks))).toEqual([
-      ['brown'],
-    ]);
+    expect((await workers()).map((w) => w.tasks)).toEqual([['brown']]);
     file('release', '');
     const result = await weft(['result', job, '--wait', '--timeout', '30000']);
     expect(result).toMatchObject({ code: 0, out: '{"colour":"brown"}' });

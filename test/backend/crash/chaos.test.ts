@@ -84,6 +84,46 @@ describe('chaos: workers SIGKILLed at random while jobs run', () => {
     400_000,
   );
 
+  it.runIf(backend === 'redis')(
+    '60 jobs, 3 workers, SIGKILLs of workers and of redis-server (appendfsync always): no committed step lost, nothing run twice',
+    async () => {
+      const { killRedisServer, startRedisServer, stopRedisServer } = await import(
+        '../../support/redis-server.js'
+      );
+      let server = await startRedisServer();
+      const { port, dir } = server;
+      try {
+        const result = await runChaos({
+          url: `redis://127.0.0.1:${port}/0`,
+          jobs: 60,
+          workers: 3,
+          killEveryMs: 500,
+          maxKills: 15,
+          deadlineMs: 240_000,
+          storeRestarts: {
+            minMs: 2000,
+            maxMs: 4000,
+            max: 3,
+            // A SIGKILL, not a shutdown: what it had not written to its append-only file
+            // is gone; with appendfsync always that is nothing a commit was answered for.
+            restart: async () => {
+              const killed = server;
+              const exited = new Promise((resolve) => killed.child.once('exit', resolve));
+              killRedisServer(killed);
+              await exited;
+              server = await startRedisServer({ port, dir });
+            },
+          },
+        });
+        expectClean(result, 60);
+        expect(result.storeRestarts).toBeGreaterThan(0);
+      } finally {
+        stopRedisServer(server);
+      }
+    },
+    300_000,
+  );
+
   it.runIf(process.env.WEFT_CHAOS_FULL === '1')(
     '1,000 jobs, 4 workers, a kill every ~300 ms (WEFT_CHAOS_FULL=1)',
     async () => {

@@ -26,7 +26,7 @@ import type { JobPatch, JournalEntry } from '../../../src/store/records.js';
 import type { Store, StoreTx } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { rawSql } from '../../support/raw-sql.js';
-import { freshStoreUrl, openTestStore } from '../../support/store-under-test.js';
+import { backend, freshStoreUrl, openTestStore } from '../../support/store-under-test.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -233,49 +233,53 @@ describe('migration 5', () => {
 
   const literal = (value: unknown) => `'${JSON.stringify(value).replaceAll("'", "''")}'`;
 
-  it('converts instances stored whole into journals, and they run on', async () => {
-    const location = await freshStoreUrl();
-    cleanups.push(() => location.cleanup());
-    // A database as the previous weft left it: schema 3, an instance in a job's context.
-    await (await openStore(location.url)).close();
-    await rawSql(location.url, 'DROP TABLE weft_journal');
-    await rawSql(location.url, 'DELETE FROM weft_migrations WHERE version = 5');
-    const instance = await legacyInstance();
-    const pending = startInstance({
-      id: 'legacy-2',
-      workflowName: legacy.name,
-      input: [5],
-      properties: null,
-      now: 1,
-    });
-    const insert = (id: string, model: string, input: unknown, context: unknown) =>
-      rawSql(
-        location.url,
-        `INSERT INTO weft_jobs (id, workflow, version, model, state, input, context, created_at, updated_at)
+  // A SQL schema migration: the Redis store has no migration 5 (its layout starts with journals).
+  it.skipIf(backend === 'redis')(
+    'converts instances stored whole into journals, and they run on',
+    async () => {
+      const location = await freshStoreUrl();
+      cleanups.push(() => location.cleanup());
+      // A database as the previous weft left it: schema 3, an instance in a job's context.
+      await (await openStore(location.url)).close();
+      await rawSql(location.url, 'DROP TABLE weft_journal');
+      await rawSql(location.url, 'DELETE FROM weft_migrations WHERE version = 5');
+      const instance = await legacyInstance();
+      const pending = startInstance({
+        id: 'legacy-2',
+        workflowName: legacy.name,
+        input: [5],
+        properties: null,
+        now: 1,
+      });
+      const insert = (id: string, model: string, input: unknown, context: unknown) =>
+        rawSql(
+          location.url,
+          `INSERT INTO weft_jobs (id, workflow, version, model, state, input, context, created_at, updated_at)
          VALUES ('${id}', 'legacy', 1, '${model}', 'RUNNING', ${literal(input)}, ${literal(context)}, 1, 1)`,
-      );
-    await insert('legacy-1', 'durable', [1], instance);
-    await insert('legacy-2', 'durable', [5], pending);
-    await insert('graph-1', 'graph', {}, { parent: { job: 'p', activity: 'a', dimension: '' } });
+        );
+      await insert('legacy-1', 'durable', [1], instance);
+      await insert('legacy-2', 'durable', [5], pending);
+      await insert('graph-1', 'graph', {}, { parent: { job: 'p', activity: 'a', dimension: '' } });
 
-    const store = await openStore(location.url);
-    cleanups.push(() => store.close());
-    expect(await readInstance(store, 'legacy-1')).toEqual(instance);
-    expect(await readInstance(store, 'legacy-2')).toEqual(pending);
-    expect((await store.getJob('graph-1'))?.context).toEqual({
-      parent: { job: 'p', activity: 'a', dimension: '' },
-    });
-    expect(await store.readJournal('graph-1')).toEqual([]);
+      const store = await openStore(location.url);
+      cleanups.push(() => store.close());
+      expect(await readInstance(store, 'legacy-1')).toEqual(instance);
+      expect(await readInstance(store, 'legacy-2')).toEqual(pending);
+      expect((await store.getJob('graph-1'))?.context).toEqual({
+        parent: { job: 'p', activity: 'a', dimension: '' },
+      });
+      expect(await store.readJournal('graph-1')).toEqual([]);
 
-    await startWorker(store, { workflows: [legacy], tasks: [step] });
-    const client = new Client(store);
-    await client.sendEvent('legacy-1', 'go', { by: 'ana' });
-    const done = await client.result('legacy-1', { wait: true, timeoutMs: 30_000 });
-    expect(done.state).toBe('SUCCESS');
-    expect(done.output).toEqual({ m: 2, by: 'ana', count: 2 });
-    const after = (await readInstance(store, 'legacy-1')) as Instance;
-    expect(after.branches.map((b) => b.type)).toContain('onEvent');
-    expect(after.branches.every((b) => b.ended)).toBe(true);
-    expect(after.buffer).toEqual([]);
-  });
+      await startWorker(store, { workflows: [legacy], tasks: [step] });
+      const client = new Client(store);
+      await client.sendEvent('legacy-1', 'go', { by: 'ana' });
+      const done = await client.result('legacy-1', { wait: true, timeoutMs: 30_000 });
+      expect(done.state).toBe('SUCCESS');
+      expect(done.output).toEqual({ m: 2, by: 'ana', count: 2 });
+      const after = (await readInstance(store, 'legacy-1')) as Instance;
+      expect(after.branches.map((b) => b.type)).toContain('onEvent');
+      expect(after.branches.every((b) => b.ended)).toBe(true);
+      expect(after.buffer).toEqual([]);
+    },
+  );
 });

@@ -97,10 +97,11 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
     const key = 9n * 10n ** 30n;
     await store.addCounter(collation, 0n, key);
     expect(await store.addCounter(collation, -(10n ** 29n))).toBe(key - 10n ** 29n);
-    const stored = await raw(location.url).hgetall('weft:{p0}:ctr:j');
+    // One hash per (job, dimensional thread): `weft:{p0}:ctr:<job>␟<dimension>`.
+    const stored = await raw(location.url).hgetall('weft:{p0}:ctr:j\u001f');
     expect(stored).toEqual({
-      'a\u001f\u001fsemaphore': '899000000000000',
-      '\u001f\u001fcollation': (key - 10n ** 29n).toString(),
+      'a\u001fsemaphore': '899000000000000',
+      '\u001fcollation': (key - 10n ** 29n).toString(),
     });
   });
 
@@ -121,6 +122,27 @@ describe.skipIf(backend !== 'redis' || skipBackend)('Redis store', () => {
     expect(await raw(location.url).hget('weft:{g}:meta', 'layout')).toBe('1');
     await raw(location.url).hset('weft:{g}:meta', 'layout', '99');
     await expect(openStore(location.url)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('warns at open, naming the setting, when the server would lose committed steps in a crash', async () => {
+    const warnings: string[] = [];
+    const onWarning = (m: string) => warnings.push(m);
+    await open(location.url, { onWarning });
+    expect(warnings).toEqual([]);
+    const admin = raw(location.url);
+    try {
+      await admin.config('SET', 'appendfsync', 'everysec');
+      await open(location.url, { onWarning });
+      await admin.config('SET', 'appendonly', 'no');
+      await open(location.url, { onWarning });
+    } finally {
+      await admin.config('SET', 'appendonly', 'yes');
+      await admin.config('SET', 'appendfsync', 'always');
+    }
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('appendfsync everysec');
+    expect(warnings[1]).toContain('appendonly no');
+    expect(warnings[0]).toContain('127.0.0.1');
   });
 
   it('a committed transaction survives a SIGKILL of redis-server', async () => {

@@ -20,7 +20,9 @@ SELECT ${id}, 'w' || (i % 5), 1, 'graph',
   'null', 'null', 'null', ${BASE} + i, ${BASE} + i
 FROM ${from}`;
 
-describe.skipIf(skipBackend)(`GET /api/jobs at ${JOBS} jobs`, () => {
+// The jobs are inserted with one SQL statement; on Redis, listings and counts through the
+// job indexes are tested by the conformance suite (store/jobs.test.ts, store/stats.test.ts).
+describe.skipIf(skipBackend || backend === 'redis')(`GET /api/jobs at ${JOBS} jobs`, () => {
   let store: Store;
   let close: () => Promise<void>;
   let api: ReturnType<typeof createHttpApi>;

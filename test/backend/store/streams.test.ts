@@ -245,6 +245,27 @@ describe('claim', () => {
     expect(await store.claim('s', { consumer: 'c', leaseMs: 100 })).toHaveLength(1);
   });
 
+  it("a claim inside a transaction takes that transaction's own appends, after the committed ones", async () => {
+    const [committed] = await appendN(1);
+    await store.transaction(async (tx) => {
+      const [own, later] = await tx.append([
+        { stream: 's', payload: 'own' },
+        { stream: 's', payload: 'not yet', availableAt: clock.now() + 500 },
+      ]);
+      const claimed = await tx.claim('s', { consumer: 'c', max: 10, leaseMs: 1000 });
+      expect(claimed.map((m) => [m.id, m.consumer, m.deliveries])).toEqual([
+        [committed, 'c', 1],
+        [own, 'c', 1],
+      ]);
+      expect(claimed.map((m) => m.id)).not.toContain(later);
+    });
+    // Committed held: nobody else gets it until its lease ends, and its holder acks it.
+    expect(await store.claim('s', { consumer: 'd', leaseMs: 1000 })).toEqual([]);
+    expect(await store.countMessages('s')).toBe(3);
+    const [, own] = (await store.peek('s', 10)).map((m) => m.id);
+    expect(await store.ack('s', own as string, 'c')).toBe(true);
+  });
+
   it('claims nothing with max 0 and nothing from an empty stream', async () => {
     await appendN(1);
     expect(await store.claim('s', { consumer: 'c', max: 0, leaseMs: 100 })).toEqual([]);

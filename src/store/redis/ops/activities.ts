@@ -1,16 +1,23 @@
 /**
- * Redis activity data: one hash per job, `weft:{p}:act:<job>`, field
- * `activity␟dimension␟attribute`, value the attribute as JSON text. A write sets only the
- * attributes it gives (and `updatedAt`), so the contract's "absent fields keep their
- * stored values" is a blind `HSET`, and a new record reads the defaults of
- * activity-write.ts for the attributes never written.
+ * Redis activity data: one hash per (job, dimensional thread),
+ * `weft:{p}:act:<job>␟<dimension>`, field `activity␟attribute`, value the attribute as
+ * JSON text. A write sets only the attributes it gives (and `updatedAt`), so the
+ * contract's "absent fields keep their stored values" is a blind `HSET`, and a new record
+ * reads the defaults of activity-write.ts for the attributes never written.
+ *
+ * Three indexes, written in the same commit as the records: the job's threads
+ * (`dims:<job>`), its activities (`acts:<job>`) and, per activity, its threads by the
+ * `updatedAt` of their record (`newest:<job>␟<activity>`). A batch reads only the threads
+ * it runs in, and an expression's "newest record of an activity" is the top of one sorted
+ * set, so a job that cycled a thousand times or spread ten thousand items costs a step no
+ * more than a job with one thread.
  */
 import type { ActivityState } from '../../../core/states.js';
 import { activityRow, DEFAULT_ACTIVITY_STATUS } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import type { ActivityKey } from '../../store.js';
 import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
-import type { RedisTx } from '../redis-tx.js';
+import { byBytes, type RedisTx } from '../redis-tx.js';
 
 const ATTRIBUTES = [
   'status',
@@ -23,8 +30,13 @@ const ATTRIBUTES = [
   'updatedAt',
 ] as const;
 
-function keyOf(job: string): string {
-  return K.activities(partitionOf(job), job);
+function keyOf(job: string, dimension: string): string {
+  return K.activities(partitionOf(job), job, dimension);
+}
+
+/** The dimensional threads a job has records or counters in, as this transaction sees them. */
+export function jobDimensions(tx: RedisTx, job: string): Promise<string[]> {
+  return tx.zmembers(K.dimensions(partitionOf(job), job));
 }
 
 /** Upserts activities, stamped with one time. */
@@ -32,14 +44,18 @@ export function putActivities(tx: RedisTx, writes: ActivityWrite[]): void {
   const now = tx.now();
   for (const write of writes) {
     const row = activityRow(write);
-    const prefix = `${row.activity}${SEP}${row.dimension}${SEP}`;
+    const prefix = `${row.activity}${SEP}`;
     const fields: [string, string][] = [[`${prefix}updatedAt`, String(now)]];
     for (const name of ATTRIBUTES) {
       if (name === 'updatedAt' || !row.sets[name]) continue;
       fields.push([`${prefix}${name}`, JSON.stringify(row[name])]);
     }
-    tx.hset(keyOf(row.job), fields);
-    tx.touch(K.revisions(partitionOf(row.job)), row.job);
+    const p = partitionOf(row.job);
+    tx.hset(keyOf(row.job, row.dimension), fields);
+    tx.member(K.dimensions(p, row.job), row.dimension, 0);
+    tx.member(K.activityNames(p, row.job), row.activity, 0);
+    tx.member(K.newest(p, row.job, row.activity), row.dimension, now);
+    tx.touch(K.revisions(p), row.job);
   }
 }
 
@@ -79,9 +95,9 @@ export async function getActivities(
   return Promise.all(
     keys.map(async (k) => {
       const dimension = k.dimension ?? '';
-      const prefix = `${k.activity}${SEP}${dimension}${SEP}`;
+      const prefix = `${k.activity}${SEP}`;
       const values = await tx.hmget(
-        keyOf(k.job),
+        keyOf(k.job, dimension),
         ATTRIBUTES.map((name) => `${prefix}${name}`),
       );
       return toRecord(
@@ -94,34 +110,37 @@ export async function getActivities(
   );
 }
 
-/** Every record of a job, by activity then dimension. */
-export async function listActivities(tx: RedisTx, job: string): Promise<ActivityRecord[]> {
-  const stored = await tx.hgetall(keyOf(job));
+/** Every record of one thread of a job. */
+async function threadRecords(
+  tx: RedisTx,
+  job: string,
+  dimension: string,
+): Promise<ActivityRecord[]> {
+  const stored = await tx.hgetall(keyOf(job, dimension));
   const groups = new Map<string, Map<string, string>>();
   for (const [field, value] of stored) {
     const cut = field.lastIndexOf(SEP);
-    const record = field.slice(0, cut);
-    const group = groups.get(record) ?? new Map<string, string>();
+    const activity = field.slice(0, cut);
+    const group = groups.get(activity) ?? new Map<string, string>();
     group.set(field.slice(cut + 1), value);
-    groups.set(record, group);
+    groups.set(activity, group);
   }
   const out: ActivityRecord[] = [];
-  for (const [record, attributes] of groups) {
-    const [activity = '', dimension = ''] = record.split(SEP);
+  for (const [activity, attributes] of groups) {
     const found = toRecord(job, activity, dimension, (name) => attributes.get(name));
     if (found) out.push(found);
   }
-  return out.sort((x, y) =>
-    x.activity !== y.activity
-      ? x.activity < y.activity
-        ? -1
-        : 1
-      : x.dimension < y.dimension
-        ? -1
-        : x.dimension > y.dimension
-          ? 1
-          : 0,
-  );
+  return out;
+}
+
+const byActivityThenDimension = (x: ActivityRecord, y: ActivityRecord) =>
+  byBytes(x.activity, y.activity) || byBytes(x.dimension, y.dimension);
+
+/** Every record of a job, by activity then dimension. */
+export async function listActivities(tx: RedisTx, job: string): Promise<ActivityRecord[]> {
+  const dimensions = await jobDimensions(tx, job);
+  const perThread = await Promise.all(dimensions.map((d) => threadRecords(tx, job, d)));
+  return perThread.flat().sort(byActivityThenDimension);
 }
 
 /** Every record of these jobs (of these dimensions, when given). */
@@ -130,9 +149,61 @@ export async function activitiesOfJobs(
   jobs: string[],
   dimensions?: string[],
 ): Promise<ActivityRecord[]> {
-  const dims = dimensions ? new Set(dimensions) : undefined;
-  const perJob = await Promise.all([...new Set(jobs)].map((job) => listActivities(tx, job)));
-  return perJob.flat().filter((r) => !dims || dims.has(r.dimension));
+  const perJob = await Promise.all(
+    [...new Set(jobs)].map(async (job) => {
+      const threads = dimensions ? [...new Set(dimensions)] : await jobDimensions(tx, job);
+      return (await Promise.all(threads.map((d) => threadRecords(tx, job, d)))).flat();
+    }),
+  );
+  return perJob.flat();
+}
+
+/** How many members of a `newest` set one read takes. */
+const NEWEST_PAGE = 32;
+
+/**
+ * The threads holding an activity's newest record (greatest `updatedAt`, 0 or more; every
+ * thread sharing it): the top of its `newest` set, with this transaction's own writes.
+ */
+async function newestThreads(
+  tx: RedisTx,
+  key: string,
+): Promise<{ at: number; threads: string[] } | undefined> {
+  const own = tx.ownMembers(key);
+  let best = -1;
+  let threads: string[] = [];
+  const consider = (thread: string, at: number) => {
+    if (at < 0) return;
+    if (at > best) {
+      best = at;
+      threads = [thread];
+    } else if (at === best) threads.push(thread);
+  };
+  for (const [thread, at] of own) if (at !== null) consider(thread, at);
+  for (let offset = 0; ; offset += NEWEST_PAGE) {
+    const page = await tx.redis.zrevrangebyscore(
+      key,
+      '+inf',
+      '0',
+      'WITHSCORES',
+      'LIMIT',
+      offset,
+      NEWEST_PAGE,
+    );
+    let below = false;
+    for (let i = 0; i < page.length; i += 2) {
+      const thread = page[i] as string;
+      const at = Number(page[i + 1]);
+      if (own.has(thread)) continue;
+      if (at < best) {
+        below = true;
+        break;
+      }
+      consider(thread, at);
+    }
+    if (below || page.length < 2 * NEWEST_PAGE) break;
+  }
+  return best < 0 ? undefined : { at: best, threads };
 }
 
 /** Each activity's newest record(s) of a job (of `activities`, when given). */
@@ -141,15 +212,18 @@ export async function newestActivities(
   job: string,
   activities?: string[],
 ): Promise<ActivityRecord[]> {
-  const wanted = activities ? new Set(activities) : undefined;
-  const newest = new Map<string, ActivityRecord[]>();
-  for (const record of await listActivities(tx, job)) {
-    if (wanted && !wanted.has(record.activity)) continue;
-    if (record.updatedAt < 0) continue;
-    const best = newest.get(record.activity);
-    const bestAt = best?.[0]?.updatedAt;
-    if (bestAt === undefined || record.updatedAt > bestAt) newest.set(record.activity, [record]);
-    else if (record.updatedAt === bestAt) best?.push(record);
-  }
-  return [...newest.values()].flat();
+  const p = partitionOf(job);
+  const names = activities ? [...new Set(activities)] : await tx.zmembers(K.activityNames(p, job));
+  const perActivity = await Promise.all(
+    names.map(async (activity) => {
+      const top = await newestThreads(tx, K.newest(p, job, activity));
+      if (!top) return [];
+      const records = await getActivities(
+        tx,
+        top.threads.map((dimension) => ({ job, activity, dimension })),
+      );
+      return records.filter((r): r is ActivityRecord => r !== undefined && r.updatedAt === top.at);
+    }),
+  );
+  return perActivity.flat();
 }

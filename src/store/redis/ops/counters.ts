@@ -1,6 +1,8 @@
 /**
- * Redis counters (the seed's HINCRBY): one hash per job, `weft:{p}:ctr:<job>`, field
- * `activity␟dimension␟field`, value the decimal text of an arbitrary-precision integer.
+ * Redis counters (the seed's HINCRBY): one hash per (job, dimensional thread),
+ * `weft:{p}:ctr:<job>␟<dimension>`, field `activity␟field` (a job counter's activity is
+ * empty), value the decimal text of an arbitrary-precision integer; the thread is in the
+ * job's `dims` index (activities.ts), so a batch reads only the threads it runs in.
  * An add reads the field, computes with `bigint`, and the commit checks the field still
  * holds what was read before it moves it — by `HINCRBY` of the delta when Redis can add
  * it exactly in 64 bits (every 15-digit semaphore), else by `HSET` of the exact decimal.
@@ -10,18 +12,31 @@ import type { CounterRef } from '../../records.js';
 import type { CounterAdd } from '../../store.js';
 import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { jobDimensions } from './activities.js';
 
-function keyOf(job: string): string {
-  return K.counters(partitionOf(job), job);
+function keyOf(ref: { job: string; dimension?: string | undefined }): string {
+  return K.counters(partitionOf(ref.job), ref.job, ref.dimension ?? '');
 }
 
 function fieldOf(ref: CounterRef): string {
-  return [ref.activity ?? '', ref.dimension ?? '', ref.field].join(SEP);
+  return `${ref.activity ?? ''}${SEP}${ref.field}`;
 }
 
-function refOf(job: string, field: string): CounterRef {
-  const [activity = '', dimension = '', name = ''] = field.split(SEP);
-  return { job, activity, dimension, field: name };
+function refOf(job: string, dimension: string, field: string): CounterRef {
+  const cut = field.indexOf(SEP);
+  return { job, activity: field.slice(0, cut), dimension, field: field.slice(cut + 1) };
+}
+
+/** Reads the counters of `refs` in one `HMGET` per thread, ahead of reads or adds. */
+async function prefetch(tx: RedisTx, refs: CounterRef[]): Promise<void> {
+  const byKey = new Map<string, string[]>();
+  for (const ref of refs) {
+    const key = keyOf(ref);
+    const fields = byKey.get(key) ?? [];
+    fields.push(fieldOf(ref));
+    byKey.set(key, fields);
+  }
+  await Promise.all([...byKey].map(([key, fields]) => tx.prefetch(key, fields)));
 }
 
 /** Adds `delta` (from `initial`, or 0, when absent) and returns the new value. */
@@ -31,19 +46,18 @@ export function addCounter(
   delta: bigint,
   initial?: bigint,
 ): Promise<bigint> {
-  tx.touch(K.revisions(partitionOf(ref.job)), ref.job);
-  return tx.addCounter(keyOf(ref.job), fieldOf(ref), delta, initial);
+  const p = partitionOf(ref.job);
+  tx.touch(K.revisions(p), ref.job);
+  tx.member(K.dimensions(p, ref.job), ref.dimension ?? '', 0);
+  return tx.addCounter(keyOf(ref), fieldOf(ref), delta, initial);
 }
 
 /** Applies several adds; each counter read first in one `HMGET` per job. */
 export async function addCounters(tx: RedisTx, adds: CounterAdd[]): Promise<bigint[]> {
-  const byJob = new Map<string, string[]>();
-  for (const add of adds) {
-    const fields = byJob.get(add.ref.job) ?? [];
-    fields.push(fieldOf(add.ref));
-    byJob.set(add.ref.job, fields);
-  }
-  await Promise.all([...byJob].map(([job, fields]) => tx.prefetch(keyOf(job), fields)));
+  await prefetch(
+    tx,
+    adds.map((add) => add.ref),
+  );
   const out: bigint[] = [];
   for (const add of adds) out.push(await addCounter(tx, add.ref, add.delta, add.initial));
   return out;
@@ -51,7 +65,7 @@ export async function addCounters(tx: RedisTx, adds: CounterAdd[]): Promise<bigi
 
 /** Reads a counter. */
 export async function getCounter(tx: RedisTx, ref: CounterRef): Promise<bigint | undefined> {
-  const text = await tx.hget(keyOf(ref.job), fieldOf(ref));
+  const text = await tx.hget(keyOf(ref), fieldOf(ref));
   return text === undefined ? undefined : BigInt(text);
 }
 
@@ -60,22 +74,24 @@ export async function getCounters(
   tx: RedisTx,
   refs: CounterRef[],
 ): Promise<(bigint | undefined)[]> {
-  const byJob = new Map<string, string[]>();
-  for (const ref of refs) {
-    const fields = byJob.get(ref.job) ?? [];
-    fields.push(fieldOf(ref));
-    byJob.set(ref.job, fields);
-  }
-  await Promise.all([...byJob].map(([job, fields]) => tx.prefetch(keyOf(job), fields)));
+  await prefetch(tx, refs);
   return Promise.all(refs.map((ref) => getCounter(tx, ref)));
 }
 
-/** A job's counters by stored field, sorted as the SQL stores list them. */
-async function rowsOf(tx: RedisTx, job: string) {
-  const stored = await tx.hgetall(keyOf(job));
-  return [...stored]
-    .map(([field, value]) => ({ ref: refOf(job, field), value: BigInt(value) }))
-    .sort((x, y) => compare(x.ref, y.ref));
+/** One thread's counters. */
+async function threadRows(tx: RedisTx, job: string, dimension: string) {
+  const stored = await tx.hgetall(keyOf({ job, dimension }));
+  return [...stored].map(([field, value]) => ({
+    ref: refOf(job, dimension, field),
+    value: BigInt(value),
+  }));
+}
+
+/** A job's counters (of these threads, when given), sorted as the SQL stores list them. */
+async function rowsOf(tx: RedisTx, job: string, dimensions?: string[]) {
+  const threads = dimensions ? [...new Set(dimensions)] : await jobDimensions(tx, job);
+  const perThread = await Promise.all(threads.map((d) => threadRows(tx, job, d)));
+  return perThread.flat().sort((x, y) => compare(x.ref, y.ref));
 }
 
 function compare(x: CounterRef, y: CounterRef): number {
@@ -94,10 +110,9 @@ export async function countersOfJobs(
   jobs: string[],
   dimensions?: string[],
 ): Promise<{ ref: CounterRef; value: bigint }[]> {
-  const dims = dimensions ? new Set(dimensions) : undefined;
   const unique = [...new Set(jobs)];
-  const perJob = await Promise.all(unique.map((job) => rowsOf(tx, job)));
-  return perJob.flat().filter((row) => !dims || dims.has(row.ref.dimension ?? ''));
+  const perJob = await Promise.all(unique.map((job) => rowsOf(tx, job, dimensions)));
+  return perJob.flat();
 }
 
 /** A job's counters: `field` for job counters, `activity/dimension/field` for activity ones. */

@@ -1,17 +1,20 @@
 /**
  * Redis job operations: a job is a hash (`weft:{p}:job:<id>`, one field per column, each
- * holding its value as JSON text) and a member of its partition's job index. Creates,
- * moves and patches read the job's revision first, so two transactions that decide on
- * the same job cannot both commit (docs/store-redis.md, section 1).
+ * holding its value as JSON text) and a member of its partition's job indexes — every
+ * job, by state, by workflow, by parent, and (once ended) by end time — which the same
+ * commit keeps. Creates, moves and patches read the job's revision first, so two
+ * transactions that decide on the same job cannot both commit (docs/store-redis.md,
+ * section 1). A listing walks the narrowest index that applies and checks each job it
+ * reads against the whole filter, so an index is only ever a narrowing.
  */
 import { NotFoundError } from '../../../core/errors.js';
-import type { FlowState } from '../../../core/states.js';
+import { FLOW_STATES, type FlowState } from '../../../core/states.js';
 import { jobMove } from '../../job-move.js';
 import { type JobQuery, jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { JobCounts, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { partitionKeys as K, partitionOf } from '../keys.js';
-import type { RedisTx } from '../redis-tx.js';
+import { byBytes, type RedisTx } from '../redis-tx.js';
 import { jobEnded } from './queues.js';
 
 /** The job's hash fields from its record. */
@@ -59,6 +62,33 @@ export function toJob(fields: Map<string, string>): JobRecord | undefined {
   return job;
 }
 
+/** What a job's index memberships depend on. */
+type Indexed = Pick<JobRecord, 'id' | 'state' | 'workflow' | 'parentId' | 'finishedAt'>;
+
+/**
+ * Moves a job's index memberships from what it was (`before`, undefined for a new job,
+ * or for one removed when `after` is undefined) to what it is.
+ */
+export function indexJob(tx: RedisTx, before: Indexed | undefined, after: Indexed | undefined) {
+  const job = (after ?? before) as Indexed;
+  const p = partitionOf(job.id);
+  if (!before && after) {
+    tx.member(K.jobs(p), job.id, 0);
+    tx.member(K.jobsOfWorkflow(p, job.workflow), job.id, 0);
+    if (job.parentId !== null) tx.member(K.jobsOfParent(p, job.parentId), job.id, 0);
+  }
+  if (before && !after) {
+    tx.member(K.jobs(p), job.id, null);
+    tx.member(K.jobsOfWorkflow(p, job.workflow), job.id, null);
+    if (job.parentId !== null) tx.member(K.jobsOfParent(p, job.parentId), job.id, null);
+  }
+  if (before && before.state !== after?.state)
+    tx.member(K.jobsInState(p, before.state), job.id, null);
+  if (after && before?.state !== after.state) tx.member(K.jobsInState(p, after.state), job.id, 0);
+  if (after?.finishedAt != null) tx.member(K.jobsEnded(p), job.id, after.finishedAt);
+  else if (before?.finishedAt != null) tx.member(K.jobsEnded(p), job.id, null);
+}
+
 /** Where a job's record and revision live. */
 function where(id: string) {
   const p = partitionOf(id);
@@ -93,7 +123,7 @@ export async function createJob(
   const record = newJobRecord(job, job.createdAt ?? tx.now());
   const at = where(job.id);
   tx.hset(at.key, toFields(record));
-  tx.member(K.jobs(partitionOf(job.id)), job.id, 0);
+  indexJob(tx, undefined, record);
   tx.touch(at.revisionKey, job.id);
   return { job: record, created: true };
 }
@@ -128,6 +158,7 @@ export async function setJobState(
   fields.push(['finishedAt', JSON.stringify(finishedAt)]);
   const at = where(id);
   tx.hset(at.key, fields);
+  indexJob(tx, job, { ...job, state: to, finishedAt });
   tx.touch(at.revisionKey, id);
   if (move.notice) tx.notify(move.notice);
   if (move.final) await jobEnded(tx, id);
@@ -143,6 +174,7 @@ export async function updateJob(tx: RedisTx, id: string, patch: JobPatch): Promi
   if (row.sets.finishedAt) fields.push(['finishedAt', JSON.stringify(row.finishedAt)]);
   const at = where(id);
   tx.hset(at.key, fields);
+  if (row.sets.finishedAt) indexJob(tx, job, { ...job, finishedAt: row.finishedAt });
   tx.touch(at.revisionKey, id);
 }
 
@@ -179,23 +211,106 @@ export async function setJobInput(tx: RedisTx, id: string, input: Json): Promise
   tx.touch(at.revisionKey, id);
 }
 
+/** How many ids one read of an index takes, and how many jobs are read at once. */
+const PAGE = 200;
+
 /**
- * The job ids in listing order after `after`, as this transaction sees them (its own
- * creates included). Phase 1 reads the whole index: no per-state, per-workflow or
- * paged walk yet (docs/store-redis.md, section 7).
+ * The members of a job index (score 0) in listing order after `after`, as this
+ * transaction sees them (its own adds merged in, its removals left out), a page at a time.
  */
-async function jobIds(tx: RedisTx, descending: boolean, after?: string): Promise<string[]> {
-  const key = K.jobs(partitionOf(''));
-  const ids = new Set(await tx.redis.zrangebylex(key, '-', '+'));
-  for (const [id, score] of tx.ownMembers(key)) if (score !== null) ids.add(id);
-  const sorted = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  if (descending) sorted.reverse();
-  if (after === undefined) return sorted;
-  return sorted.filter((id) => (descending ? id < after : id > after));
+async function* walk(
+  tx: RedisTx,
+  key: string,
+  descending: boolean,
+  after?: string,
+): AsyncGenerator<string> {
+  const own = tx.ownMembers(key);
+  const beyond = (id: string) => after === undefined || (descending ? id < after : id > after);
+  const added = [...own]
+    .filter(([id, score]) => score !== null && beyond(id))
+    .map(([id]) => id)
+    .sort(byBytes);
+  if (descending) added.reverse();
+  const first = (x: string, y: string) => (descending ? x > y : x < y);
+  let bound = after === undefined ? (descending ? '+' : '-') : `(${after}`;
+  for (;;) {
+    const page = descending
+      ? await tx.redis.zrevrangebylex(key, bound, '-', 'LIMIT', 0, PAGE)
+      : await tx.redis.zrangebylex(key, bound, '+', 'LIMIT', 0, PAGE);
+    for (const id of page) {
+      while (added.length > 0 && first(added[0] as string, id)) yield added.shift() as string;
+      if (added[0] === id) added.shift();
+      if (own.get(id) === null) continue;
+      yield id;
+    }
+    if (page.length < PAGE) break;
+    bound = `(${page.at(-1)}`;
+  }
+  yield* added;
+}
+
+/** Several walks merged into one, in listing order, each id once. */
+async function* merged(
+  walks: AsyncGenerator<string>[],
+  descending: boolean,
+): AsyncGenerator<string> {
+  const heads = await Promise.all(walks.map((w) => w.next()));
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i] as IteratorResult<string>;
+      if (head.done) continue;
+      const best = heads[pick]?.value as string | undefined;
+      if (pick < 0 || (descending ? head.value > (best as string) : head.value < (best as string)))
+        pick = i;
+    }
+    if (pick < 0) return;
+    const id = heads[pick]?.value as string;
+    yield id;
+    for (let i = 0; i < heads.length; i++) {
+      if (!heads[i]?.done && heads[i]?.value === id)
+        heads[i] = await (walks[i] as AsyncGenerator<string>).next();
+    }
+  }
+}
+
+/** The ids a query may match, in listing order, from the narrowest index that applies. */
+function candidates(tx: RedisTx, query: Omit<JobQuery, 'limit'>): AsyncGenerator<string> {
+  const p = partitionOf('');
+  const { descending, after } = query;
+  if (query.parentId !== undefined) {
+    return walk(tx, K.jobsOfParent(p, query.parentId), descending, after);
+  }
+  if (query.workflow !== undefined) {
+    return walk(tx, K.jobsOfWorkflow(p, query.workflow), descending, after);
+  }
+  if (query.states) {
+    const states = [...new Set(query.states)];
+    return merged(
+      states.map((state) => walk(tx, K.jobsInState(p, state), descending, after)),
+      descending,
+    );
+  }
+  return walk(tx, K.jobs(p), descending, after);
+}
+
+/** The jobs a query matches, in listing order, read a page at a time. */
+async function* matching(tx: RedisTx, query: Omit<JobQuery, 'limit'>): AsyncGenerator<JobRecord> {
+  let ids: string[] = [];
+  const flush = async function* () {
+    const jobs = await Promise.all(ids.map((id) => getJob(tx, id)));
+    ids = [];
+    for (const job of jobs) if (job && matches(job, query)) yield job;
+  };
+  for await (const id of candidates(tx, query)) {
+    ids.push(id);
+    if (ids.length >= PAGE) yield* flush();
+  }
+  yield* flush();
 }
 
 /** Whether a job passes a query's filters (paging aside). */
-function matches(job: JobRecord, query: JobQuery): boolean {
+function matches(job: JobRecord, query: Omit<JobQuery, 'limit'>): boolean {
   if (query.states && !query.states.includes(job.state)) return false;
   if (query.workflow !== undefined && job.workflow !== query.workflow) return false;
   if (query.parentId !== undefined && job.parentId !== query.parentId) return false;
@@ -204,29 +319,51 @@ function matches(job: JobRecord, query: JobQuery): boolean {
   return true;
 }
 
-/**
- * Lists jobs by filter, in id order. Phase 1 walks the index and reads each job (no
- * per-state or per-workflow index yet: docs/store-redis.md, section 7).
- */
+/** Lists jobs by filter, in id order, walking the narrowest index that applies. */
 export async function listJobs(tx: RedisTx, filter: JobFilter = {}): Promise<JobRecord[]> {
   const query = jobQuery(filter);
   if (!query || query.limit === 0) return [];
   const out: JobRecord[] = [];
-  for (const id of await jobIds(tx, query.descending, query.after)) {
-    const job = await getJob(tx, id);
-    if (job && matches(job, query)) out.push(job);
+  for await (const job of matching(tx, query)) {
+    out.push(job);
     if (out.length >= query.limit) break;
   }
   return out;
 }
 
+/** Each state's job count: `ZCARD` of the state indexes, corrected by this transaction's own moves. */
+async function countByState(tx: RedisTx): Promise<JobCounts> {
+  const p = partitionOf('');
+  const counts: JobCounts = {};
+  await Promise.all(
+    FLOW_STATES.map(async (state) => {
+      const key = K.jobsInState(p, state);
+      let n = await tx.redis.zcard(key);
+      const own = [...tx.ownMembers(key)];
+      if (own.length > 0) {
+        const stored = await tx.redis.zmscore(key, ...own.map(([id]) => id));
+        own.forEach(([, score], i) => {
+          const there = stored[i] !== null;
+          if (score === null && there) n--;
+          if (score !== null && !there) n++;
+        });
+      }
+      if (n > 0) counts[state] = n;
+    }),
+  );
+  return counts;
+}
+
 /** Counts jobs by state under a filter's workflow, parent and time bounds. */
 export async function countJobs(tx: RedisTx, filter: JobFilter = {}): Promise<JobCounts> {
   const query = jobQuery({ ...filter, state: undefined, after: undefined }) as JobQuery;
+  const narrowed =
+    query.workflow !== undefined ||
+    query.parentId !== undefined ||
+    query.createdFrom !== undefined ||
+    query.createdBefore !== undefined;
+  if (!narrowed) return countByState(tx);
   const counts: JobCounts = {};
-  for (const id of await jobIds(tx, false)) {
-    const job = await getJob(tx, id);
-    if (job && matches(job, query)) counts[job.state] = (counts[job.state] ?? 0) + 1;
-  }
+  for await (const job of matching(tx, query)) counts[job.state] = (counts[job.state] ?? 0) + 1;
   return counts;
 }

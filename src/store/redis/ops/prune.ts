@@ -5,59 +5,103 @@
  * ended, with every key and field a job's rows live in. Each job's revision is read and
  * checked at commit, so a job written meanwhile is not removed under it.
  *
- * Phase 1 finds the top jobs, the families and the rows of the global hashes by reading
- * them whole (no end-time index yet, docs/store-redis.md section 9).
+ * Everything is found through indexes: the top jobs in the end-time index
+ * (`jobs:ended`), a family through the parent index, a job's threads and activities
+ * through its own indexes, and the timers, waiters, dead letters and keys that name it
+ * through its `owned` index (owned.ts): a prune reads what it removes, not the store.
  */
 import { checkPruneOptions, prunableFamilies } from '../../prune-options.js';
 import { PRUNED_TABLES } from '../../pruned-tables.js';
 import type { JobRecord, NewTimer, PruneOptions, PruneResult, QueueItem } from '../../records.js';
 import type { StoredWaiter } from '../../signal-delivery.js';
-import { globalKeys as G, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K, member, SEP, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
-import { listActivities } from './activities.js';
-import { getJob, listJobs } from './jobs.js';
-import { dropMessage, jobMessages, listDeadLetters } from './streams.js';
+import { jobDimensions } from './activities.js';
+import { getJob, indexJob } from './jobs.js';
+import { ownedBy } from './owned.js';
+import { dropMessage, jobMessages } from './streams.js';
 
 const P = SINGLE_PARTITION;
 
-const before = (a: { finishedAt: number; id: string }, b: { finishedAt: number; id: string }) =>
+type Cursor = { finishedAt: number; id: string };
+
+const before = (a: Cursor, b: Cursor) =>
   a.finishedAt < b.finishedAt || (a.finishedAt === b.finishedAt && a.id < b.id);
+
+/** How many end-time index entries one read takes. */
+const PAGE = 200;
+
+/**
+ * The ended jobs in (end time, id) order from the cursor's time up to `endedBefore`
+ * (exclusive), as this transaction sees the end-time index, a page at a time.
+ */
+async function* endedJobs(tx: RedisTx, from: number, until: number): AsyncGenerator<Cursor> {
+  const key = K.jobsEnded(P);
+  const own = tx.ownMembers(key);
+  const added = [...own]
+    .filter(([, at]) => at !== null && at >= from && at < until)
+    .map(([id, at]) => ({ id, finishedAt: at as number }))
+    .sort((a, b) => (before(a, b) ? -1 : 1));
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await tx.redis.zrangebyscore(
+      key,
+      String(from),
+      `(${until}`,
+      'WITHSCORES',
+      'LIMIT',
+      offset,
+      PAGE,
+    );
+    for (let i = 0; i < page.length; i += 2) {
+      const next = { id: page[i] as string, finishedAt: Number(page[i + 1]) };
+      while (added.length > 0 && before(added[0] as Cursor, next)) yield added.shift() as Cursor;
+      if (own.has(next.id)) continue;
+      yield next;
+    }
+    if (page.length < 2 * PAGE) break;
+  }
+  yield* added;
+}
 
 /** Removes finished jobs and every row they left (or, dry, counts them). */
 export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<PruneResult> {
   const o = checkPruneOptions(options);
-  const all = await listJobs(tx, { limit: Number.MAX_SAFE_INTEGER });
-  const byId = new Map(all.map((j) => [j.id, j]));
-  const children = new Map<string, JobRecord[]>();
-  for (const j of all) {
-    if (j.parentId === null) continue;
-    const list = children.get(j.parentId) ?? [];
-    list.push(j);
-    children.set(j.parentId, list);
+  const tops: JobRecord[] = [];
+  const from = Math.max(o.after.finishedAt, Number.MIN_SAFE_INTEGER);
+  for await (const at of endedJobs(tx, from, o.endedBefore)) {
+    if (tops.length >= o.limit) break;
+    if (!before(o.after, at)) continue;
+    const j = await getJob(tx, at.id);
+    if (
+      !j ||
+      j.finishedAt === null ||
+      j.finishedAt >= o.endedBefore ||
+      !(o.states as string[]).includes(j.state) ||
+      (o.workflow !== null && j.workflow !== o.workflow) ||
+      o.exceptWorkflows.includes(j.workflow) ||
+      (j.parentId !== null && (await getJob(tx, j.parentId)) !== undefined)
+    ) {
+      continue;
+    }
+    tops.push(j);
   }
-  const tops = all
-    .filter(
-      (j) =>
-        j.finishedAt !== null &&
-        j.finishedAt < o.endedBefore &&
-        before(o.after, { finishedAt: j.finishedAt, id: j.id }) &&
-        (o.states as string[]).includes(j.state) &&
-        (o.workflow === null || j.workflow === o.workflow) &&
-        !o.exceptWorkflows.includes(j.workflow) &&
-        (j.parentId === null || !byId.has(j.parentId)),
-    )
-    .map((j) => ({ id: j.id, finishedAt: j.finishedAt as number }))
-    .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-    .slice(0, o.limit);
   const last = tops.at(-1);
-  const next = tops.length === o.limit && last ? { ...last } : undefined;
+  const next =
+    tops.length === o.limit && last
+      ? { finishedAt: last.finishedAt as number, id: last.id }
+      : undefined;
   const members: { root: string; id: string; state: string; finishedAt: number | null }[] = [];
+  const records = new Map<string, JobRecord>();
   for (const top of tops) {
-    const queue = [byId.get(top.id) as JobRecord];
+    const queue = [top];
     while (queue.length > 0) {
       const j = queue.shift() as JobRecord;
+      records.set(j.id, j);
       members.push({ root: top.id, id: j.id, state: j.state, finishedAt: j.finishedAt });
-      queue.push(...(children.get(j.id) ?? []));
+      const children = await tx.zmembers(K.jobsOfParent(P, j.id));
+      for (const child of await Promise.all(children.map((id) => getJob(tx, id)))) {
+        if (child && child.parentId === j.id) queue.push(child);
+      }
     }
   }
   const jobs = [...prunableFamilies(members, o.endedBefore).values()].flat();
@@ -67,21 +111,88 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
   const count = (name: string, n: number) => {
     rows[name] = (rows[name] ?? 0) + n;
   };
+  const visited = new Set<string>();
 
   for (const id of jobs) {
     await tx.lockRevision(K.revisions(P), id);
-    count('activities', (await listActivities(tx, id)).length);
-    count('counters', (await tx.hgetall(K.counters(P, id))).size);
+    const job = records.get(id) as JobRecord;
+    const dimensions = await jobDimensions(tx, id);
+    const activities = await tx.zmembers(K.activityNames(P, id));
+    for (const d of dimensions) {
+      const fields = await tx.hgetall(K.activities(P, id, d));
+      count('activities', [...fields.keys()].filter((f) => f.endsWith(`${SEP}updatedAt`)).length);
+      count('counters', (await tx.hgetall(K.counters(P, id, d))).size);
+    }
     count('history', await tx.redis.llen(K.history(P, id)));
     count('journal', (await tx.hgetall(K.journal(P, id))).size);
     const messages = await jobMessages(tx, id);
     count('messages', messages.length);
-    if ((await getJob(tx, id)) !== undefined) count('jobs', 1);
+    count('jobs', 1);
+    const owned = await ownedBy(tx, id);
+    const once = (kind: string, key: string) => {
+      const entry = `${kind}${SEP}${key}`;
+      if (visited.has(entry)) return false;
+      visited.add(entry);
+      return true;
+    };
+    for (const key of owned.get('timer') ?? []) {
+      const text = await tx.hget(K.timer(P), key);
+      if (!text || !once('timer', key)) continue;
+      const job = (JSON.parse(text) as NewTimer).message.job;
+      if (!job || !gone.has(job)) continue;
+      count('timers', 1);
+      if (o.dryRun) continue;
+      tx.hset(K.timer(P), [[key, null]]);
+      tx.member(K.timers(P), key, null);
+    }
+    for (const key of owned.get('waiter') ?? []) {
+      const text = await tx.hget(K.waiters(P), key);
+      if (!text || !once('waiter', key)) continue;
+      const w = JSON.parse(text) as StoredWaiter;
+      if (!(w.job && gone.has(w.job)) && !(w.messageJob && gone.has(w.messageJob))) continue;
+      count('waiters', 1);
+      if (!o.dryRun) tx.hset(K.waiters(P), [[key, null]]);
+    }
+    for (const dead of owned.get('dead') ?? []) {
+      const job = await tx.hget(K.deadLetter(P, dead), 'job');
+      if (!job || !gone.has(job) || !once('dead', dead)) continue;
+      count('dead_letters', 1);
+      if (o.dryRun) continue;
+      tx.deleteKey(K.deadLetter(P, dead));
+      tx.member(K.deadLetters(P), member(dead), null);
+    }
+    for (const [hash, kind, name] of [
+      [G.idempotency, 'idem', 'idempotency'],
+      [G.debounces, 'debounce', 'debounces'],
+    ] as const) {
+      for (const field of owned.get(kind) ?? []) {
+        const text = await tx.hget(hash, field);
+        if (!text || !gone.has((JSON.parse(text) as { job: string }).job)) continue;
+        if (!once(kind, field)) continue;
+        count(name, 1);
+        if (!o.dryRun) tx.hset(hash, [[field, null]]);
+      }
+    }
+    const item = await tx.hget(G.queueItems, id);
+    if (item) {
+      count('queue_items', 1);
+      if (!o.dryRun) {
+        tx.hset(G.queueItems, [[id, null]]);
+        tx.member(G.queueJobs((JSON.parse(item) as QueueItem).queue), id, null);
+      }
+    }
     if (o.dryRun) continue;
     for (const m of messages) await dropMessage(tx, m.stream, m.id);
+    for (const d of dimensions) {
+      tx.deleteKey(K.activities(P, id, d));
+      tx.deleteKey(K.counters(P, id, d));
+    }
+    for (const a of activities) tx.deleteKey(K.newest(P, id, a));
     for (const key of [
-      K.activities(P, id),
-      K.counters(P, id),
+      K.dimensions(P, id),
+      K.activityNames(P, id),
+      K.owned(P, id),
+      K.jobsOfParent(P, id),
       K.history(P, id),
       K.journal(P, id),
       K.job(P, id),
@@ -89,46 +200,7 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       tx.deleteKey(key);
     }
     tx.hset(K.revisions(P), [[id, null]]);
-    tx.member(K.jobs(P), id, null);
-  }
-
-  for (const dead of await listDeadLetters(tx, undefined, Number.MAX_SAFE_INTEGER)) {
-    if (dead.job === null || !gone.has(dead.job)) continue;
-    count('dead_letters', 1);
-    if (o.dryRun) continue;
-    tx.deleteKey(K.deadLetter(P, dead.id));
-    tx.member(K.deadLetters(P), member(dead.id), null);
-  }
-  for (const [key, text] of await tx.hgetall(K.timer(P))) {
-    const job = (JSON.parse(text) as NewTimer).message.job;
-    if (!job || !gone.has(job)) continue;
-    count('timers', 1);
-    if (o.dryRun) continue;
-    tx.hset(K.timer(P), [[key, null]]);
-    tx.member(K.timers(P), key, null);
-  }
-  for (const [key, text] of await tx.hgetall(K.waiters(P))) {
-    const w = JSON.parse(text) as StoredWaiter;
-    if (!(w.job && gone.has(w.job)) && !(w.messageJob && gone.has(w.messageJob))) continue;
-    count('waiters', 1);
-    if (!o.dryRun) tx.hset(K.waiters(P), [[key, null]]);
-  }
-  for (const [job, text] of await tx.hgetall(G.queueItems)) {
-    if (!gone.has(job)) continue;
-    count('queue_items', 1);
-    if (o.dryRun) continue;
-    tx.hset(G.queueItems, [[job, null]]);
-    tx.member(G.queueJobs((JSON.parse(text) as QueueItem).queue), job, null);
-  }
-  for (const [hash, name] of [
-    [G.idempotency, 'idempotency'],
-    [G.debounces, 'debounces'],
-  ] as const) {
-    for (const [field, text] of await tx.hgetall(hash)) {
-      if (!gone.has((JSON.parse(text) as { job: string }).job)) continue;
-      count(name, 1);
-      if (!o.dryRun) tx.hset(hash, [[field, null]]);
-    }
+    indexJob(tx, job, undefined);
   }
   return { jobs, rows, ...(next && { next }) };
 }

@@ -16,6 +16,7 @@ import {
 } from '../../signal-delivery.js';
 import { partitionKeys as K, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { noteOwner } from './owned.js';
 import { append } from './streams.js';
 
 const P = SINGLE_PARTITION;
@@ -46,7 +47,10 @@ export async function registerWaiter(tx: RedisTx, waiter: NewWaiter): Promise<Si
     return { status: 'delivered', messageId: messageId as string };
   }
   writeBuffer(tx, waiter.key, []);
-  tx.hset(K.waiters(P), [[waiter.key, JSON.stringify(storedWaiter(waiter))]]);
+  const stored = storedWaiter(waiter);
+  tx.hset(K.waiters(P), [[waiter.key, JSON.stringify(stored)]]);
+  noteOwner(tx, stored.job, 'waiter', waiter.key);
+  if (stored.messageJob !== stored.job) noteOwner(tx, stored.messageJob, 'waiter', waiter.key);
   return { status: 'buffered' };
 }
 

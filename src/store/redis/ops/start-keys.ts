@@ -7,6 +7,7 @@
 import type { DebounceRecord, IdempotencyClaim } from '../../records.js';
 import { globalKeys as G, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { noteOwner } from './owned.js';
 
 interface Held {
   job: string;
@@ -32,7 +33,9 @@ export async function claimIdempotencyKey(
 /** Gives a key to `claim.job` whoever held it. */
 export function replaceIdempotencyKey(tx: RedisTx, claim: IdempotencyClaim): void {
   const held: Held = { job: claim.job, expiresAt: claim.expiresAt };
-  tx.hset(G.idempotency, [[field(claim.workflow, claim.key), JSON.stringify(held)]]);
+  const f = field(claim.workflow, claim.key);
+  tx.hset(G.idempotency, [[f, JSON.stringify(held)]]);
+  noteOwner(tx, claim.job, 'idem', f);
 }
 
 /** Deletes the keys expired by `now`; returns how many. */
@@ -57,7 +60,9 @@ export async function claimDebounce(tx: RedisTx, window: DebounceRecord): Promis
 
 /** Writes a window whole. */
 export function putDebounce(tx: RedisTx, window: DebounceRecord): void {
-  tx.hset(G.debounces, [[field(window.workflow, window.key), JSON.stringify(window)]]);
+  const f = field(window.workflow, window.key);
+  tx.hset(G.debounces, [[f, JSON.stringify(window)]]);
+  noteOwner(tx, window.job, 'debounce', f);
 }
 
 /** Deletes the windows that closed before `before`; returns how many. */

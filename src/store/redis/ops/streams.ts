@@ -32,6 +32,7 @@ import {
 } from '../../stream-options.js';
 import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { noteOwner } from './owned.js';
 
 /** Phase 1: every stream lives in the one partition. */
 const P = SINGLE_PARTITION;
@@ -152,7 +153,7 @@ export async function claim(
     K.deadLetter(P, ''),
     K.jobMessages(P, ''),
   );
-  if (reply.length === 0) return [];
+  if (reply.length === 0) return claimOwn(tx, stream, options, max, now, until);
   const ids: string[] = [];
   const previous = new Map<string, string>();
   for (let i = 0; i < reply.length; i += 4) {
@@ -165,12 +166,64 @@ export async function claim(
   });
   for (const id of ids) tx.forget(K.message(P, id));
   const messages = await readFresh(tx, ids);
-  return messages
+  const stored = messages
     .sort((a, b) => Number(a.id) - Number(b.id))
     .map((m) => {
       const before = previous.get(m.id);
       return before === undefined ? m : { ...m, previousConsumer: before };
     });
+  if (stored.length >= max) return stored;
+  return [...stored, ...(await claimOwn(tx, stream, options, max - stored.length, now, until))];
+}
+
+/**
+ * The claim's second half: the claimable messages this transaction appended itself (the
+ * contract's "a claim sees its own transaction's appends", as the SQL stores' claim
+ * does), oldest first, up to `max` and within `maxHeld`. Nobody else can see them before
+ * the commit, so they are claimed in the overlay: the commit writes them held, and a
+ * rollback takes them back with everything else.
+ */
+async function claimOwn(
+  tx: RedisTx,
+  stream: string,
+  options: ClaimOptions,
+  max: number,
+  now: number,
+  until: number,
+): Promise<StreamMessage[]> {
+  const appended = tx.ownMembers(K.ids(P, stream));
+  if (appended.size === 0) return [];
+  const due = tx.ownMembers(K.due(P, stream));
+  const heldOwn = tx.ownMembers(K.held(P, stream));
+  const picks = [...due]
+    .filter(([m, at]) => at !== null && at <= now && typeof appended.get(m) === 'number')
+    .filter(([m]) => {
+      const lease = heldOwn.get(m);
+      return lease === undefined || lease === null || lease <= now;
+    })
+    .sort(([m, x], [n, y]) => (x as number) - (y as number) || (m < n ? -1 : 1));
+  let room = max;
+  if (options.maxHeld !== undefined) {
+    const live = await tx.redis.zcount(K.held(P, stream), `(${now}`, '+inf');
+    const mine = [...heldOwn.values()].filter((at) => at !== null && at > now).length;
+    room = Math.min(room, Math.max(0, Math.floor(options.maxHeld) - live - mine));
+  }
+  const out: StreamMessage[] = [];
+  for (const [m] of picks.slice(0, room)) {
+    const key = K.message(P, idOf(m));
+    const deliveries = Number((await tx.hget(key, 'deliveries')) ?? 0) + 1;
+    tx.hset(key, [
+      ['deliveries', String(deliveries)],
+      ['consumer', options.consumer],
+      ['leaseUntil', String(until)],
+      ['availableAt', String(until)],
+    ]);
+    tx.member(K.due(P, stream), m, until);
+    tx.member(K.held(P, stream), m, until);
+    const [message] = await readMessages(tx, [idOf(m)]);
+    if (message) out.push(message);
+  }
+  return out;
 }
 
 /** Up to `limit` messages claimable at `now`, oldest first, left unclaimed. */
@@ -449,6 +502,7 @@ async function bury(
   if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
   tx.hset(K.deadLetter(P, id), dead);
   tx.member(K.deadLetters(P), member(id), Number(id));
+  noteOwner(tx, dead.get('job'), 'dead', id);
   await dropMessage(tx, stream, id);
   return toDeadLetter(id, dead) as DeadLetter;
 }

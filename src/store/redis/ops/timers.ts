@@ -9,6 +9,7 @@ import type { FiredTimer, NewTimer } from '../../records.js';
 import { countOption, DEFAULT_PAGE } from '../../stream-options.js';
 import { partitionKeys as K, SINGLE_PARTITION } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
+import { noteOwner } from './owned.js';
 import { append } from './streams.js';
 
 const P = SINGLE_PARTITION;
@@ -18,6 +19,7 @@ export function scheduleTimer(tx: RedisTx, timer: NewTimer): void {
   const text = JSON.stringify({ key: timer.key, at: timer.at, message: timer.message });
   tx.hset(K.timer(P), [[timer.key, text]]);
   tx.member(K.timers(P), timer.key, timer.at);
+  noteOwner(tx, timer.message.job, 'timer', timer.key);
 }
 
 /** Cancels a pending timer; false when none was. */
