@@ -9,11 +9,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BenchError } from './bench-error.js';
+import { freePort } from './free-port.js';
 
 /** Where the PostgreSQL 15 binaries are. */
 export const PG_BIN = process.env.WEFT_BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -42,18 +42,6 @@ const REPORTED_SETTINGS = [
   'max_connections',
   'commit_delay',
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function postgresUid(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;

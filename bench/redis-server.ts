@@ -9,37 +9,25 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { BenchError } from './bench-error.js';
+import { freePort } from './free-port.js';
 
 /** A running server (ours or one the user named). */
 export interface BenchRedis {
   /** The server's URL (database 0). */
   url: string;
-  /** Empties the server and returns the URL of the next logical database. */
+  /** Empties the server and returns the URL of the database a run takes. */
   createDatabase(label: string): Promise<string>;
   /** The settings that decide durability, as the server reports them. */
   settings(): Promise<Record<string, string>>;
   stop(): Promise<void>;
 }
 
-/** Logical databases the server gets: one per scenario run, reused round-robin. */
-const DATABASES = 256;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** The logical database each run takes (not 0, so a run never shares the admin's). */
+const RUN_DB = 1;
 
 function binary(): string {
   const named = process.env.WEFT_BENCH_REDIS_SERVER;
@@ -97,8 +85,6 @@ export async function startBenchRedis(url?: string): Promise<BenchRedis> {
         'always',
         '--save',
         '',
-        '--databases',
-        String(DATABASES),
         '--daemonize',
         'no',
       ],
@@ -114,17 +100,13 @@ export async function startBenchRedis(url?: string): Promise<BenchRedis> {
     if (dir) rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  let next = 1;
   const admin = new Redis(serverUrl);
   admin.on('error', () => {});
-  const databases = Number(((await admin.config('GET', 'databases')) as string[])[1] ?? DATABASES);
   return {
     url: serverUrl,
     async createDatabase() {
-      const db = next;
-      next = next + 1 >= databases ? 1 : next + 1;
       await admin.flushall();
-      return `${serverUrl.replace(/\/\d*$/, '')}/${db}`;
+      return `${serverUrl.replace(/\/\d*$/, '')}/${RUN_DB}`;
     },
     async settings() {
       const info = await admin.info('server');

@@ -6,13 +6,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
-import { parseSemaphore } from '../../../src/core/semaphore.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { GraphEngine } from '../../../src/engine/graph-engine.js';
 import { ENGINE_STREAM, type EngineMessage, taskStream } from '../../../src/engine/messages.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { EngineStepper } from '../../support/engine-stepper.js';
+import { semaphoresOf } from '../../support/semaphores.js';
 import { openTestStore } from '../../support/store-under-test.js';
 
 const line = compileWorkflow(`
@@ -63,15 +63,7 @@ async function runTrigger(engine: GraphEngine): Promise<void> {
   });
 }
 
-async function semaphores(job: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of await store.listCounters(job)) {
-    if (!name.endsWith('/sem')) continue;
-    const s = parseSemaphore(value);
-    out[name] = `${s.leg1Entry}${s.leg1Exit}${s.leg2Exit}:${s.leg2Entries}/${s.leg2Exits}`;
-  }
-  return out;
-}
+const semaphores = (job: string) => semaphoresOf(store, job);
 
 describe('inline steps', () => {
   it('runs the trigger and enters the first task in one transaction, with no engine message between', async () => {

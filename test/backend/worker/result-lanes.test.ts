@@ -6,12 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
-import { parseSemaphore } from '../../../src/core/semaphore.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { overriding } from '../../../src/store/overriding.js';
 import type { Store, StoreTx } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { resultLanesOf } from '../../../src/worker/worker-options.js';
+import { semaphoresOf } from '../../support/semaphores.js';
 import { backend, openTestStore } from '../../support/store-under-test.js';
 
 const fan = compileWorkflow(`
@@ -72,16 +72,7 @@ function rendezvousStore(inner: Store): { store: Store; met: Promise<void> } {
   return { store: wrapped, met };
 }
 
-/** Each activity's semaphore as legs and Leg2 entries/exits, by activity. */
-async function semaphores(job: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of await store.listCounters(job)) {
-    if (!name.endsWith('/sem')) continue;
-    const s = parseSemaphore(value);
-    out[name] = `${s.leg1Entry}${s.leg1Exit}${s.leg2Exit}:${s.leg2Entries}/${s.leg2Exits}`;
-  }
-  return out;
-}
+const semaphores = (job: string) => semaphoresOf(store, job);
 
 describe('result lanes', () => {
   it('defaults to one lane', () => {
