@@ -2,7 +2,8 @@
  * `weft start`'s debounce flags as a start's `debounce` option: `--debounce-key` with
  * `--debounce-delay`, and optionally `--debounce-max` and `--debounce-mode`.
  */
-import { DEBOUNCE_MODES, type DebounceOption } from '../client/debounced-start.js';
+import { DEBOUNCE_MODES } from '../client/debounce-modes.js';
+import type { DebounceOption } from '../client/debounced-start.js';
 import { ValidationError } from '../core/errors.js';
 import { oneOf } from './choice-option.js';
 

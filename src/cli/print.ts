@@ -5,12 +5,13 @@
  */
 
 import type { JobHistoryEntry } from '../client/job-history.js';
-import { type ActivityView, humanDuration, type JobView } from '../client/job-view.js';
+import type { ActivityView, JobView } from '../client/job-view.js';
 import { type CollationDigit, DIGIT_LABELS } from '../core/collation-digits.js';
 import { revertLabel } from '../core/revert-order.js';
 import type { Instance } from '../durable/instance.js';
 import type { TimelineStep } from '../models/step-timeline.js';
 import { TIMELINE_HISTORY_LIMIT } from '../models/timeline-history.js';
+import { humanDuration } from '../models/view-time.js';
 import type { ErrorRecord } from '../store/records.js';
 import { dispatchedLines } from './dispatched-lines.js';
 

@@ -11,7 +11,7 @@
  */
 import type { Command } from 'commander';
 import type { Client } from '../client/client.js';
-import { scheduleJson } from '../client/schedules.js';
+import { scheduleJson } from '../client/schedule-json.js';
 import { ValidationError } from '../core/errors.js';
 import { OVERLAP_POLICIES } from '../core/schedule-rules.js';
 import type { Json, OverlapPolicy } from '../store/records.js';

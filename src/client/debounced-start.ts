@@ -29,9 +29,9 @@ import type {
   NewMessage,
 } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { DEBOUNCE_MODES } from './debounce-modes.js';
 
-/** The modes, the default first. */
-export const DEBOUNCE_MODES: readonly DebounceMode[] = ['trailing', 'leading'];
+export { DEBOUNCE_MODES } from './debounce-modes.js';
 
 /** A start's `debounce` option. */
 export interface DebounceOption {

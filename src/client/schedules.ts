@@ -16,22 +16,18 @@ import {
   type ScheduleSpec,
   setSchedulePaused,
 } from '../models/schedule-spec.js';
-import { isoTime as iso } from '../models/view-time.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
-import type { Json, ScheduleRecord } from '../store/records.js';
+import type { ScheduleRecord } from '../store/records.js';
 import type { Store, StoreTx } from '../store/store.js';
+import type { ScheduleView } from './schedule-json.js';
+
+export { type ScheduleView, scheduleJson } from './schedule-json.js';
 
 /** How many run times a schedule view lists. */
 export const UPCOMING_RUNS = 5;
 
 /** Most ticks one backfill starts. */
 export const MAX_BACKFILL_TICKS = 1000;
-
-/** A schedule as stored, with its next run times. */
-export interface ScheduleView extends ScheduleRecord {
-  /** The next {@link UPCOMING_RUNS} ticks (epoch ms); none while paused. */
-  upcoming: number[];
-}
 
 /** What `create` did. */
 export interface CreatedSchedule extends ScheduleView {
@@ -51,34 +47,6 @@ export function upcomingRuns(schedule: ScheduleRecord, count = UPCOMING_RUNS): n
   if (schedule.paused || schedule.nextAt === null) return [];
   const cron = new CronTimes(schedule.cron, schedule.timezone, `schedule ${schedule.name}`);
   return [schedule.nextAt, ...cron.upcoming(count - 1, schedule.nextAt)];
-}
-
-/**
- * A schedule as `--json` and the dashboard's API show it: the stored fields, times as ISO
- * strings (as a job's are), and its next runs.
- */
-export function scheduleJson(s: ScheduleView): Json {
-  return {
-    name: s.name,
-    workflow: s.workflow,
-    cron: s.cron,
-    timezone: s.timezone,
-    input: s.input,
-    overlap: s.overlap,
-    catchupWindowMs: s.catchupWindowMs,
-    paused: s.paused,
-    nextAt: iso(s.nextAt),
-    bufferedAt: iso(s.bufferedAt),
-    lastTickAt: iso(s.lastTickAt),
-    lastJob: s.lastJob,
-    lastError: s.lastError,
-    runs: s.runs,
-    skipped: s.skipped,
-    source: s.source,
-    createdAt: iso(s.createdAt),
-    updatedAt: iso(s.updatedAt),
-    upcoming: s.upcoming.map((t) => new Date(t).toISOString()),
-  };
 }
 
 function view(schedule: ScheduleRecord): ScheduleView {

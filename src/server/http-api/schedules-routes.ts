@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { Client } from '../../client/client.js';
-import { scheduleJson } from '../../client/schedules.js';
+import { scheduleJson } from '../../client/schedule-json.js';
 import { jsonBody, pathId } from './request-input.js';
 
 /** The schedule routes, under `/api/schedules`. */

@@ -41,13 +41,22 @@ afterEach(async () => close());
 
 /**
  * `store` whose first result commit (a transaction that acks task messages) stays open
- * until a second one has acked its own: it resolves `met` when the two were open at once.
+ * until a second one has acked its own: it resolves `holding` when the first is held
+ * open, and `met` when the two were open at once.
  */
-function rendezvousStore(inner: Store): { store: Store; met: Promise<void> } {
+function rendezvousStore(inner: Store): {
+  store: Store;
+  holding: Promise<void>;
+  met: Promise<void>;
+} {
   let first: (() => void) | undefined;
   let meet: () => void = () => {};
   const met = new Promise<void>((resolve) => {
     meet = resolve;
+  });
+  let hold: () => void = () => {};
+  const holding = new Promise<void>((resolve) => {
+    hold = resolve;
   });
   let seen = 0;
   const ackMany = (tx: StoreTx) => async (stream: string, ids: string[], consumer: string) => {
@@ -58,6 +67,7 @@ function rendezvousStore(inner: Store): { store: Store; met: Promise<void> } {
       // Held open (a slow server, say) until another lane commits results beside it.
       await new Promise<void>((resolve) => {
         first = resolve;
+        hold();
       });
     } else if (seen === 2) {
       meet();
@@ -69,7 +79,7 @@ function rendezvousStore(inner: Store): { store: Store; met: Promise<void> } {
     transaction: <T>(fn: (tx: StoreTx) => Promise<T>) =>
       inner.transaction((tx) => fn(overriding(tx, { ackMany: ackMany(tx) }))),
   });
-  return { store: wrapped, met };
+  return { store: wrapped, holding, met };
 }
 
 const semaphores = (job: string) => semaphoresOf(store, job);
@@ -116,7 +126,7 @@ describe('result lanes', () => {
   it.skipIf(backend === 'sqlite')(
     'starts a result commit while an earlier one is still committing',
     async () => {
-      const { store: slow, met } = rendezvousStore(store);
+      const { store: slow, holding, met } = rendezvousStore(store);
       const client = new Client(store);
       await client.deploy(fan);
       const worker = new Worker({
@@ -126,10 +136,13 @@ describe('result lanes', () => {
       });
       await worker.start();
       try {
-        const jobs = await Promise.all(
-          Array.from({ length: 4 }, (_, n) => client.start('lanes-fan', { n })),
-        );
-        // With one lane the first commit would wait for ever: the second never starts.
+        // One job first, so its first result commit holds that job's result alone (four
+        // jobs started at once could all land in one commit, and no second would come).
+        const jobs = [await client.start('lanes-fan', { n: 0 })];
+        await holding;
+        // The other jobs' results arrive while it is held: they can only go to another
+        // lane. With one lane the first commit would wait for ever.
+        for (let n = 1; n < 4; n++) jobs.push(await client.start('lanes-fan', { n }));
         await met;
         for (const job of jobs) {
           const done = await client.result(job.id, { wait: true, timeoutMs: 30_000 });
