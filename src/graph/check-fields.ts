@@ -5,12 +5,13 @@
  * range, and `input:` is a valid JSON Schema. Which activity fields are expressions and
  * durations each kind declares ({@link KindSpec}).
  */
-import jsonata from 'jsonata';
+import type Jsonata from 'jsonata';
 import type { Draft } from './draft.js';
 import { DURATION_PATTERN, parseDuration } from './durations.js';
 import { expressionRoots } from './expression-roots.js';
 import { describeJsonataError } from './expressions.js';
 import { checkInputSchema } from './job-input.js';
+import { jsonata } from './jsonata-module.js';
 import type { KindSpec } from './kind-spec.js';
 import type { KindTable } from './kind-table.js';
 import type { ProblemList } from './problem-list.js';
@@ -25,7 +26,7 @@ export function checkExpression(
 ): void {
   if (typeof source !== 'string' || source.trim() === '') return;
   const field = String(path[path.length - 1]);
-  let expression: jsonata.Expression;
+  let expression: Jsonata.Expression;
   try {
     expression = jsonata(source);
   } catch (error) {

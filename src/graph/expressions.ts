@@ -8,14 +8,15 @@
  * (the engine passes its injected clock's time, so replays see the same instant);
  * `$random()` likewise uses `random` when given.
  */
-import jsonata from 'jsonata';
+import type Jsonata from 'jsonata';
 import { ExpressionError } from '../core/errors.js';
+import { jsonata } from './jsonata-module.js';
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** A parsed JSONata expression. */
-export type CompiledExpression = jsonata.Expression;
+export type CompiledExpression = Jsonata.Expression;
 
 /** Deepest JSONata call stack an evaluation may reach before it fails. */
 const STACK_LIMIT = 500;
@@ -30,7 +31,7 @@ const CACHE_LIMIT = 5_000;
 
 /** How JSONata holds a built-in function in its environment. */
 interface JsonataFunction {
-  implementation?: (this: jsonata.Focus, ...args: unknown[]) => unknown;
+  implementation?: (this: Jsonata.Focus, ...args: unknown[]) => unknown;
 }
 
 const cache = new Map<string, CompiledExpression>();
@@ -124,7 +125,7 @@ export async function evaluateExpression(
     // `this`, which lets it format through JSONata's own $fromMillis.
     bindings.now = {
       _jsonata_function: true,
-      implementation(this: jsonata.Focus, picture?: string, timezone?: string) {
+      implementation(this: Jsonata.Focus, picture?: string, timezone?: string) {
         const fromMillis = this.environment.lookup('fromMillis') as JsonataFunction | undefined;
         if ((picture === undefined && timezone === undefined) || !fromMillis?.implementation) {
           return new Date(now).toISOString();
