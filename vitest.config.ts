@@ -38,10 +38,10 @@ const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
     include: name === 'redis' ? [...redis.include] : ['test/backend/**/*.test.ts'],
     // Test files share their worker processes instead of each importing src/ afresh in a
     // new one (docs/testing.md, "The suite itself"): each still gets fresh stores of its
-    // own, and must stop what it starts and leave process-wide state as it found it. The
-    // Redis harness still starts a server per process and numbers its databases per file,
-    // so the redis project keeps a process per file.
-    isolate: name === 'redis',
+    // own, and must stop what it starts and leave process-wide state as it found it. On
+    // Redis each process starts one server and gives every fresh store a database of it,
+    // numbered on across the files the process runs.
+    isolate: false,
     env: { WEFT_TEST_STORE: name },
     ...(name === 'postgres' ? { globalSetup: ['test/support/postgres-global.ts'] } : {}),
   },
