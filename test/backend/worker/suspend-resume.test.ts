@@ -112,9 +112,7 @@ describe.skipIf(skipBackend)('suspend and resume', () => {
     expect(await store.countMessages()).toBe(0);
   });
 
-  it.skipIf(
-    redisGap('after a pause, countMessages() is 3 where the SQL stores have the 2 parked tasks'),
-  )(
+  it.skipIf(redisGap('in some runs countMessages() is 3 after a pause, not the 2 parked tasks'))(
     'graph: task messages no worker has claimed yet are kept while suspended, not run',
     async () => {
       const g = gate();
