@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-import { exitAfterOutput } from '../dist/cli/exit-after-output.js';
+import { exitAfterOutput, letReadersLeave } from '../dist/cli/exit-after-output.js';
 import { main } from '../dist/cli/main.js';
 
+// A reader that leaves early (`weft list --json | head`) ends nothing: the command still
+// closes its store and exits with its own code.
+letReadersLeave();
 // A command is done when main() settles: exit then, even if a handlers module holds a
 // timer or a connection pool open, once all it printed has left the process (a pipe
 // takes it as fast as its reader reads).

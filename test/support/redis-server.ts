@@ -9,12 +9,13 @@
  *
  * `WEFT_REDIS_SERVER` names the `redis-server` binary (default: the one on PATH).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import { findRedisServer } from './redis-binary.js';
 import type { TestStoreLocation } from './store-under-test.js';
 
 /** A server this process started. */
@@ -49,22 +50,25 @@ function sleep(ms: number): Promise<void> {
 }
 
 function binary(): string {
-  const named = process.env.WEFT_REDIS_SERVER;
-  if (named) return named;
-  const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  const found = which.stdout.trim();
-  if (which.status === 0 && found) return found;
+  const found = findRedisServer();
+  if (found) return found;
   throw new Error(
-    'redis-server not found: install it (apt-get install redis-server) or set WEFT_REDIS_SERVER',
+    process.env.WEFT_REDIS_SERVER
+      ? `WEFT_REDIS_SERVER=${process.env.WEFT_REDIS_SERVER} is not an executable redis-server`
+      : 'redis-server not found: install it (apt-get install redis-server) or set WEFT_REDIS_SERVER',
   );
 }
 
-/** True when a `redis-server` binary is there to start. */
+/**
+ * True when a `redis-server` binary is there to start. With `WEFT_TEST_REDIS=required`
+ * (CI) a missing one throws, naming why, so the run fails instead of skipping.
+ */
 export function redisServerInstalled(): boolean {
   try {
     binary();
     return true;
-  } catch {
+  } catch (error) {
+    if (process.env.WEFT_TEST_REDIS === 'required') throw error;
     return false;
   }
 }

@@ -70,3 +70,14 @@ export async function openTestStore(
 export const skipBackend: boolean =
   (backend === 'postgres' && !(await (await import('./postgres-server.js')).postgresAvailable())) ||
   (backend === 'redis' && !(await import('./redis-server.js')).redisServerInstalled());
+
+/**
+ * True when a test known to fail on the Redis store (a gap docs/store-redis.md names, not
+ * yet closed) is to be skipped: on Redis in the default run, so `npm test` stays green.
+ * `WEFT_TEST_REDIS=all` runs it (and shows the gap). `why` names the gap where the test
+ * is marked. Use as `it.skipIf(redisGap('…'))(…)`.
+ */
+export function redisGap(_why: string): boolean {
+  const every = process.env.WEFT_TEST_REDIS === 'all' || process.env.WEFT_TEST_REDIS === '1';
+  return backend === 'redis' && !every;
+}

@@ -47,8 +47,12 @@ export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}):
   const redis = await connect(url);
   let migration: MigrationReport;
   try {
-    migration = await layout(redis, url, options.migrate ?? true);
-    const warning = await durabilityWarning(redis, url.redacted);
+    // Both reads in one round trip (the connection pipelines what is sent together).
+    const [found, warning] = await Promise.all([
+      layout(redis, url, options.migrate ?? true),
+      durabilityWarning(redis, url.redacted),
+    ]);
+    migration = found;
     if (warning) (options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`)))(warning);
   } catch (error) {
     redis.disconnect();
