@@ -24,7 +24,7 @@ if (!postgres) {
 // stays out of the default run until all of them pass. It needs `redis-server`.
 const redis = Boolean(process.env.WEFT_TEST_REDIS);
 
-const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
+const backend = (name: 'sqlite' | 'postgres' | 'redis' | 'redis-cluster') => ({
   extends: true as const,
   test: {
     ...shared,
@@ -64,6 +64,8 @@ export default defineConfig({
       backend('sqlite'),
       ...(postgres ? [backend('postgres')] : []),
       ...(redis ? [backend('redis')] : []),
+      // The same Redis store on a three-master Redis Cluster (test/support/redis-cluster.ts).
+      ...(redis ? [backend('redis-cluster')] : []),
     ],
   },
 });

@@ -70,6 +70,8 @@ export const partitionKeys = {
   signals: (p: number) => `${tag(p)}:signals`,
   /** Pub/sub channel of a notice key (`stream:<name>`, `job:<id>`). */
   notice: (key: string) => `weft:n:${key}`,
+  /** On a cluster: the sharded channel of a notice key in partition p's slot. */
+  shardedNotice: (p: number, key: string) => `${tag(p)}:n:${key}`,
 };
 
 /** Global keys. */
@@ -102,6 +104,12 @@ export const globalKeys = {
   retention: 'weft:{g}:retention',
   /** String counter: message ids (taken when a transaction appends, before it commits). */
   messageIds: 'weft:{g}:msgid',
+  /**
+   * Hash: job id → partition, for a job that does not live where its id hashes to (a
+   * child job lives in its parent's partition; partitions.ts). Written before the commit
+   * that creates the job; an entry whose job was never created is harmless.
+   */
+  where: 'weft:{g}:where',
 };
 
 /** The layout version `weft:{g}:meta` records (the Redis store's "schema version"). */

@@ -9,7 +9,7 @@ import type { ActivityState } from '../../../core/states.js';
 import { activityRow, DEFAULT_ACTIVITY_STATUS } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import type { ActivityKey } from '../../store.js';
-import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
+import { partitionKeys as K, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
 const ATTRIBUTES = [
@@ -23,12 +23,12 @@ const ATTRIBUTES = [
   'updatedAt',
 ] as const;
 
-function keyOf(job: string): string {
-  return K.activities(partitionOf(job), job);
+async function keyOf(tx: RedisTx, job: string): Promise<string> {
+  return K.activities(await tx.partitionOf(job), job);
 }
 
 /** Upserts activities, stamped with one time. */
-export function putActivities(tx: RedisTx, writes: ActivityWrite[]): void {
+export async function putActivities(tx: RedisTx, writes: ActivityWrite[]): Promise<void> {
   const now = tx.now();
   for (const write of writes) {
     const row = activityRow(write);
@@ -38,8 +38,9 @@ export function putActivities(tx: RedisTx, writes: ActivityWrite[]): void {
       if (name === 'updatedAt' || !row.sets[name]) continue;
       fields.push([`${prefix}${name}`, JSON.stringify(row[name])]);
     }
-    tx.hset(keyOf(row.job), fields);
-    tx.touch(K.revisions(partitionOf(row.job)), row.job);
+    const p = await tx.partitionOf(row.job);
+    tx.hset(K.activities(p, row.job), fields);
+    tx.touch(K.revisions(p), row.job);
   }
 }
 
@@ -81,7 +82,7 @@ export async function getActivities(
       const dimension = k.dimension ?? '';
       const prefix = `${k.activity}${SEP}${dimension}${SEP}`;
       const values = await tx.hmget(
-        keyOf(k.job),
+        await keyOf(tx, k.job),
         ATTRIBUTES.map((name) => `${prefix}${name}`),
       );
       return toRecord(
@@ -96,7 +97,7 @@ export async function getActivities(
 
 /** Every record of a job, by activity then dimension. */
 export async function listActivities(tx: RedisTx, job: string): Promise<ActivityRecord[]> {
-  const stored = await tx.hgetall(keyOf(job));
+  const stored = await tx.hgetall(await keyOf(tx, job));
   const groups = new Map<string, Map<string, string>>();
   for (const [field, value] of stored) {
     const cut = field.lastIndexOf(SEP);

@@ -8,11 +8,11 @@
 import { counterName } from '../../counter-key.js';
 import type { CounterRef } from '../../records.js';
 import type { CounterAdd } from '../../store.js';
-import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
+import { partitionKeys as K, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
-function keyOf(job: string): string {
-  return K.counters(partitionOf(job), job);
+async function keyOf(tx: RedisTx, job: string): Promise<string> {
+  return K.counters(await tx.partitionOf(job), job);
 }
 
 function fieldOf(ref: CounterRef): string {
@@ -25,14 +25,14 @@ function refOf(job: string, field: string): CounterRef {
 }
 
 /** Adds `delta` (from `initial`, or 0, when absent) and returns the new value. */
-export function addCounter(
+export async function addCounter(
   tx: RedisTx,
   ref: CounterRef,
   delta: bigint,
   initial?: bigint,
 ): Promise<bigint> {
-  tx.touch(K.revisions(partitionOf(ref.job)), ref.job);
-  return tx.addCounter(keyOf(ref.job), fieldOf(ref), delta, initial);
+  tx.touch(K.revisions(await tx.partitionOf(ref.job)), ref.job);
+  return tx.addCounter(await keyOf(tx, ref.job), fieldOf(ref), delta, initial);
 }
 
 /** Applies several adds; each counter read first in one `HMGET` per job. */
@@ -43,7 +43,9 @@ export async function addCounters(tx: RedisTx, adds: CounterAdd[]): Promise<bigi
     fields.push(fieldOf(add.ref));
     byJob.set(add.ref.job, fields);
   }
-  await Promise.all([...byJob].map(([job, fields]) => tx.prefetch(keyOf(job), fields)));
+  await Promise.all(
+    [...byJob].map(async ([job, fields]) => tx.prefetch(await keyOf(tx, job), fields)),
+  );
   const out: bigint[] = [];
   for (const add of adds) out.push(await addCounter(tx, add.ref, add.delta, add.initial));
   return out;
@@ -51,7 +53,7 @@ export async function addCounters(tx: RedisTx, adds: CounterAdd[]): Promise<bigi
 
 /** Reads a counter. */
 export async function getCounter(tx: RedisTx, ref: CounterRef): Promise<bigint | undefined> {
-  const text = await tx.hget(keyOf(ref.job), fieldOf(ref));
+  const text = await tx.hget(await keyOf(tx, ref.job), fieldOf(ref));
   return text === undefined ? undefined : BigInt(text);
 }
 
@@ -66,13 +68,15 @@ export async function getCounters(
     fields.push(fieldOf(ref));
     byJob.set(ref.job, fields);
   }
-  await Promise.all([...byJob].map(([job, fields]) => tx.prefetch(keyOf(job), fields)));
+  await Promise.all(
+    [...byJob].map(async ([job, fields]) => tx.prefetch(await keyOf(tx, job), fields)),
+  );
   return Promise.all(refs.map((ref) => getCounter(tx, ref)));
 }
 
 /** A job's counters by stored field, sorted as the SQL stores list them. */
 async function rowsOf(tx: RedisTx, job: string) {
-  const stored = await tx.hgetall(keyOf(job));
+  const stored = await tx.hgetall(await keyOf(tx, job));
   return [...stored]
     .map(([field, value]) => ({ ref: refOf(job, field), value: BigInt(value) }))
     .sort((x, y) => compare(x.ref, y.ref));

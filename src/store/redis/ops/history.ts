@@ -7,11 +7,11 @@
  */
 import { DEFAULT_HISTORY_LIMIT } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, NewHistoryEntry } from '../../records.js';
-import { partitionKeys as K, partitionOf, SINGLE_PARTITION } from '../keys.js';
+import { partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
 /** Buffers lines for the commit; a change that is not JSON fails here. */
-export function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): void {
+export async function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): Promise<void> {
   const now = tx.now();
   const tails = entries.map((e) => {
     const text = JSON.stringify({
@@ -26,8 +26,8 @@ export function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): void {
     return { job: e.job, tail: text.slice(1) };
   });
   for (const { job, tail } of tails) {
-    const p = partitionOf(job);
-    tx.appendLine(K.history(p, job), K.historyIds(p), tail);
+    const p = await tx.partitionOf(job);
+    tx.appendLine(K.history(p, job), K.historyIds(p), tail, p);
   }
 }
 
@@ -40,11 +40,23 @@ export async function historyOfJob(
   const after = Math.max(0, query.afterSeq ?? 0);
   const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
   if (limit <= 0) return [];
-  const lines = await tx.redis.lrange(K.history(partitionOf(job), job), after, after + limit - 1);
+  const key = K.history(await tx.partitionOf(job), job);
+  const lines = await tx.redis.lrange(key, after, after + limit - 1);
   return lines.map((line) => JSON.parse(line) as HistoryEntry);
 }
 
-/** The high-water mark of history line ids. */
+/**
+ * The high-water mark of history line ids. With several partitions a line's id is its
+ * partition's count × partitions + the partition (unique across them): the highest of
+ * those.
+ */
 export async function lastStep(tx: RedisTx): Promise<number> {
-  return Number((await tx.redis.get(K.historyIds(SINGLE_PARTITION))) ?? 0);
+  const { count } = tx.partitions;
+  const counters = await Promise.all(tx.partitions.all().map((p) => tx.redis.get(K.historyIds(p))));
+  if (count === 1) return Number(counters[0] ?? 0);
+  let last = 0;
+  counters.forEach((n, p) => {
+    if (n !== null) last = Math.max(last, Number(n) * count + p);
+  });
+  return last;
 }

@@ -10,7 +10,7 @@ import { jobMove } from '../../job-move.js';
 import { type JobQuery, jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { JobCounts, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
-import { partitionKeys as K, partitionOf } from '../keys.js';
+import { partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { jobEnded } from './queues.js';
 
@@ -59,27 +59,27 @@ export function toJob(fields: Map<string, string>): JobRecord | undefined {
   return job;
 }
 
-/** Where a job's record and revision live. */
-function where(id: string) {
-  const p = partitionOf(id);
-  return { key: K.job(p, id), revisionKey: K.revisions(p), job: id };
+/** Where a job's record and revision live (its partition: partitions.ts). */
+async function where(tx: RedisTx, id: string) {
+  const p = await tx.partitionOf(id);
+  return { key: K.job(p, id), revisionKey: K.revisions(p), job: id, partition: p };
 }
 
 /** Reads a job (not held: an unlocked read, checked by nobody). */
 export async function getJob(tx: RedisTx, id: string): Promise<JobRecord | undefined> {
-  return toJob(await tx.hgetall(where(id).key));
+  return toJob(await tx.hgetall((await where(tx, id)).key));
 }
 
 /** Reads jobs and holds them: their revisions are checked at commit. */
 export async function lockJobs(tx: RedisTx, ids: string[]): Promise<JobRecord[]> {
   const sorted = [...new Set(ids)].sort();
-  const records = await tx.lockRead(sorted.map(where));
+  const records = await tx.lockRead(await Promise.all(sorted.map((id) => where(tx, id))));
   return records.map(toJob).filter((j): j is JobRecord => j !== undefined);
 }
 
 /** Reads one job and holds it. */
 export async function lockJob(tx: RedisTx, id: string): Promise<JobRecord | undefined> {
-  const [record] = await tx.lockRead([where(id)]);
+  const [record] = await tx.lockRead([await where(tx, id)]);
   return toJob(record as Map<string, string>);
 }
 
@@ -88,12 +88,14 @@ export async function createJob(
   tx: RedisTx,
   job: NewJob,
 ): Promise<{ job: JobRecord; created: boolean }> {
+  // A child lives in its parent's partition: the step that creates it writes one slot.
+  if (job.parentId) tx.place(job.id, await tx.partitionOf(job.parentId));
   const existing = await lockJob(tx, job.id);
   if (existing) return { job: existing, created: false };
   const record = newJobRecord(job, job.createdAt ?? tx.now());
-  const at = where(job.id);
+  const at = await where(tx, job.id);
   tx.hset(at.key, toFields(record));
-  tx.member(K.jobs(partitionOf(job.id)), job.id, 0);
+  tx.member(K.jobs(at.partition), job.id, 0);
   tx.touch(at.revisionKey, job.id);
   return { job: record, created: true };
 }
@@ -126,10 +128,10 @@ export async function setJobState(
   const row = jobPatchRow(patch);
   const finishedAt = row.sets.finishedAt ? row.finishedAt : move.final ? now : null;
   fields.push(['finishedAt', JSON.stringify(finishedAt)]);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, fields);
   tx.touch(at.revisionKey, id);
-  if (move.notice) tx.notify(move.notice);
+  if (move.notice) tx.notify(move.notice, at.partition);
   if (move.final) await jobEnded(tx, id);
   return true;
 }
@@ -141,7 +143,7 @@ export async function updateJob(tx: RedisTx, id: string, patch: JobPatch): Promi
   const fields = patchFields(patch, tx.now());
   const row = jobPatchRow(patch);
   if (row.sets.finishedAt) fields.push(['finishedAt', JSON.stringify(row.finishedAt)]);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, fields);
   tx.touch(at.revisionKey, id);
 }
@@ -171,7 +173,7 @@ export async function updateJobs(
 export async function setJobInput(tx: RedisTx, id: string, input: Json): Promise<void> {
   const job = await lockJob(tx, id);
   if (!job) throw new NotFoundError('job', id);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, [
     ['input', JSON.stringify(input)],
     ['updatedAt', JSON.stringify(tx.now())],
@@ -185,9 +187,14 @@ export async function setJobInput(tx: RedisTx, id: string, input: Json): Promise
  * paged walk yet (docs/store-redis.md, section 7).
  */
 async function jobIds(tx: RedisTx, descending: boolean, after?: string): Promise<string[]> {
-  const key = K.jobs(partitionOf(''));
-  const ids = new Set(await tx.redis.zrangebylex(key, '-', '+'));
-  for (const [id, score] of tx.ownMembers(key)) if (score !== null) ids.add(id);
+  const ids = new Set<string>();
+  // Every partition's index (one on a single server).
+  const keys = tx.partitions.all().map((p) => K.jobs(p));
+  const stored = await Promise.all(keys.map((key) => tx.redis.zrangebylex(key, '-', '+')));
+  for (const list of stored) for (const id of list) ids.add(id);
+  for (const key of keys) {
+    for (const [id, score] of tx.ownMembers(key)) if (score !== null) ids.add(id);
+  }
   const sorted = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   if (descending) sorted.reverse();
   if (after === undefined) return sorted;
