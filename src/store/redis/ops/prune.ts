@@ -69,6 +69,8 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
   };
 
   for (const id of jobs) {
+    // The job's own partition (the timers and waiters below are in partition 0).
+    const P = await tx.partitionOf(id);
     await tx.lockRevision(K.revisions(P), id);
     count('activities', (await listActivities(tx, id)).length);
     count('counters', (await tx.hgetall(K.counters(P, id))).size);
@@ -96,8 +98,9 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
     if (dead.job === null || !gone.has(dead.job)) continue;
     count('dead_letters', 1);
     if (o.dryRun) continue;
-    tx.deleteKey(K.deadLetter(P, dead.id));
-    tx.member(K.deadLetters(P), member(dead.id), null);
+    const at = tx.partitions.ofMessage(dead.id);
+    tx.deleteKey(K.deadLetter(at, dead.id));
+    tx.member(K.deadLetters(at), member(dead.id), null);
   }
   for (const [key, text] of await tx.hgetall(K.timer(P))) {
     const job = (JSON.parse(text) as NewTimer).message.job;

@@ -13,6 +13,10 @@
  * acks, releases and lease extensions are buffered and applied by the commit script,
  * which checks that each message acked or extended is still held by its consumer: the
  * child messages and the parent's ack are one atomic step (the chain of custody).
+ *
+ * A message lives in its job's partition (a message with no job in partition 0), and its
+ * id says which (partitions.ts), so a stream is spread over every partition: reads and
+ * claims visit them all; everything about one message stays in one slot.
  */
 import { checkMissedAck } from '../../claim-move.js';
 import type {
@@ -30,11 +34,21 @@ import {
   DEFAULT_PAGE,
   deliveryLimit,
 } from '../../stream-options.js';
-import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, idOf, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
-/** Phase 1: every stream lives in the one partition. */
-const P = SINGLE_PARTITION;
+/** The partition a message lives in, from its id. */
+function mp(tx: RedisTx, id: string): number {
+  return tx.partitions.ofMessage(id);
+}
+
+/** A message's hash key. */
+function messageKey(tx: RedisTx, id: string): string {
+  return K.message(mp(tx, id), id);
+}
+
+/** Where claims start next: they visit the partitions in a rotating order. */
+let rotation = 0;
 
 /** A message id as the store makes them, or undefined for text that cannot be one. */
 function validId(id: string): boolean {
@@ -67,21 +81,18 @@ function toMessage(id: string, fields: Map<string, string>): StreamMessage | und
 /** Reads messages by id, as this transaction sees them, leaving out those gone. */
 export async function readMessages(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
   const found = await Promise.all(
-    ids.map(async (id) => toMessage(id, await tx.hgetall(K.message(P, id)))),
+    ids.map(async (id) => toMessage(id, await tx.hgetall(messageKey(tx, id)))),
   );
   return found.filter((m): m is StreamMessage => m !== undefined);
 }
 
 /** Reads messages from Redis as they are now (after a claim's script changed them). */
 async function readFresh(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
-  const pipeline = tx.redis.pipeline();
-  for (const id of ids) pipeline.hgetall(K.message(P, id));
-  const replies = (await pipeline.exec()) ?? [];
+  // One command each (auto-pipelined per node): on a cluster they are in several slots.
+  const replies = await Promise.all(ids.map((id) => tx.redis.hgetall(messageKey(tx, id))));
   const out: StreamMessage[] = [];
   ids.forEach((id, i) => {
-    const [error, fields] = replies[i] ?? [];
-    if (error) throw error;
-    const message = toMessage(id, new Map(Object.entries(fields as Record<string, string>)));
+    const message = toMessage(id, new Map(Object.entries(replies[i] ?? {})));
     if (message) out.push(message);
   });
   return out;
@@ -93,10 +104,14 @@ export async function append(tx: RedisTx, messages: NewMessage[]): Promise<strin
   const now = tx.now();
   // Made into text first, so a payload that is not JSON fails before an id is taken.
   const payloads = messages.map((m) => JSON.stringify(m.payload ?? null));
+  const partitions = await Promise.all(messages.map((m) => (m.job ? tx.partitionOf(m.job) : 0)));
   const last = await tx.redis.incrby(G.messageIds, messages.length);
-  const ids = messages.map((_, i) => String(last - messages.length + 1 + i));
+  const ids = messages.map((_, i) =>
+    tx.partitions.messageId(last - messages.length + 1 + i, partitions[i] as number),
+  );
   messages.forEach((m, i) => {
     const id = ids[i] as string;
+    const P = partitions[i] as number;
     const held = m.claim !== undefined && appendsHeld(m, now);
     const until = held ? after(now, m.claim?.leaseMs) : undefined;
     const availableAt = until ?? Math.round(m.availableAt ?? now);
@@ -119,7 +134,7 @@ export async function append(tx: RedisTx, messages: NewMessage[]): Promise<strin
     if (m.job) tx.member(K.jobMessages(P, m.job), at, Number(id));
     if (held) tx.member(K.held(P, m.stream), at, until as number);
     // A message appended held needs no notice: nobody else could claim it.
-    else tx.notify(`stream:${m.stream}`);
+    else tx.notify(`stream:${m.stream}`, P);
   });
   return ids;
 }
@@ -134,6 +149,64 @@ export async function claim(
   if (max === 0) return [];
   const now = tx.now();
   const until = after(now, options.leaseMs);
+  const maxHeld =
+    options.maxHeld === undefined ? undefined : Math.max(0, Math.floor(options.maxHeld));
+  if (tx.partitions.count === 1) {
+    return claimIn(tx, 0, stream, options, now, until, max, maxHeld);
+  }
+  // Several partitions: find the `max` oldest claimable messages across them (each
+  // partition's due set is in claim order), then claim each partition's share with its
+  // own script, visiting the partitions in a rotating order. A race with another claim
+  // between the two only changes which messages this one gets.
+  const partitions = tx.partitions.all();
+  const start = rotation++ % partitions.length;
+  const order = [...partitions.slice(start), ...partitions.slice(0, start)];
+  const [heads, held] = await Promise.all([
+    Promise.all(
+      order.map((p) =>
+        tx.redis.zrangebyscore(K.due(p, stream), '-inf', now, 'WITHSCORES', 'LIMIT', 0, max),
+      ),
+    ),
+    maxHeld === undefined
+      ? undefined
+      : Promise.all(order.map((p) => tx.redis.zcount(K.held(p, stream), `(${now}`, '+inf'))),
+  ]);
+  // `maxHeld` counts every partition's held messages (not atomic across partitions: two
+  // claims at once may together pass it by what each took).
+  const room = held === undefined ? max : Math.min(max, (maxHeld as number) - sum(held));
+  if (room <= 0) return [];
+  const candidates: { p: number; score: number; at: string }[] = [];
+  heads.forEach((page, i) => {
+    for (let j = 0; j < page.length; j += 2) {
+      candidates.push({ p: order[i] as number, at: page[j] as string, score: Number(page[j + 1]) });
+    }
+  });
+  candidates.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  const share = new Map<number, number>();
+  for (const c of candidates.slice(0, room)) share.set(c.p, (share.get(c.p) ?? 0) + 1);
+  const claimed = await Promise.all(
+    order
+      .filter((p) => share.has(p))
+      .map((p) => claimIn(tx, p, stream, options, now, until, share.get(p) as number, undefined)),
+  );
+  return claimed.flat().sort((x, y) => Number(x.id) - Number(y.id));
+}
+
+function sum(counts: number[]): number {
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** Claims up to `max` claimable messages of one partition, by its claim script. */
+async function claimIn(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  options: ClaimOptions,
+  now: number,
+  until: number,
+  max: number,
+  maxHeld: number | undefined,
+): Promise<StreamMessage[]> {
   const keys = [K.due(P, stream), K.held(P, stream)];
   const prefix = K.message(P, '');
   const limit = deliveryLimit(options.maxDeliveries);
@@ -146,7 +219,7 @@ export async function claim(
     String(max),
     options.consumer,
     String(until),
-    options.maxHeld === undefined ? '' : String(Math.max(0, Math.floor(options.maxHeld))),
+    maxHeld === undefined ? '' : String(maxHeld),
     prefix,
     limit === undefined ? '' : String(limit),
     K.deadLetter(P, ''),
@@ -183,22 +256,53 @@ export async function claimableMessages(
 ): Promise<StreamMessage[]> {
   const count = countOption(limit, DEFAULT_PAGE);
   if (count === 0) return [];
+  const pages = await Promise.all(
+    tx.partitions.all().map((p) => claimableIn(tx, p, stream, now, count, after)),
+  );
+  const members = pages.flat();
+  if (pages.length > 1) {
+    members.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  }
+  return readMessages(
+    tx,
+    members.slice(0, count).map((m) => idOf(m.at)),
+  );
+}
+
+/** One partition's part of {@link claimableMessages}: members with their due times. */
+async function claimableIn(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  now: number,
+  count: number,
+  after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+): Promise<{ at: string; score: number }[]> {
+  const pairs = (page: string[]) => {
+    const out: { at: string; score: number }[] = [];
+    for (let i = 0; i < page.length; i += 2) {
+      out.push({ at: page[i] as string, score: Number(page[i + 1]) });
+    }
+    return out;
+  };
   if (!after) {
-    const members = await tx.redis.zrangebyscore(
-      K.due(P, stream),
-      '-inf',
-      Math.round(now),
-      'LIMIT',
-      0,
-      count,
+    return pairs(
+      await tx.redis.zrangebyscore(
+        K.due(P, stream),
+        '-inf',
+        Math.round(now),
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        count,
+      ),
     );
-    return readMessages(tx, members.map(idOf));
   }
   // After a message: the set orders by (due time, zero-padded id), so read from its due
   // time on and leave out what sorts at or before it (its ties read first).
   const from = Math.round(after.availableAt);
   const past = member(after.id);
-  const picked: string[] = [];
+  const picked: { at: string; score: number }[] = [];
   for (let offset = 0; picked.length < count; ) {
     const page = await tx.redis.zrangebyscore(
       K.due(P, stream),
@@ -209,15 +313,15 @@ export async function claimableMessages(
       offset,
       count,
     );
-    for (let i = 0; i < page.length && picked.length < count; i += 2) {
-      const m = page[i] as string;
-      if (Number(page[i + 1]) === from && m <= past) continue;
-      picked.push(m);
+    for (const pair of pairs(page)) {
+      if (picked.length >= count) break;
+      if (pair.score === from && pair.at <= past) continue;
+      picked.push(pair);
     }
     if (page.length < count * 2) break;
     offset += count;
   }
-  return readMessages(tx, picked.map(idOf));
+  return picked;
 }
 
 /**
@@ -231,7 +335,7 @@ async function holding(
   consumer: string,
 ): Promise<'held' | { consumer: string | null; deliveries: number } | undefined> {
   if (!validId(id)) return undefined;
-  const key = K.message(P, id);
+  const key = messageKey(tx, id);
   const holder = await tx.hgetChecked(key, 'consumer');
   const [storedStream, deliveries] = await tx.hmget(key, ['stream', 'deliveries']);
   if (storedStream !== stream) return undefined;
@@ -241,6 +345,7 @@ async function holding(
 
 /** Deletes a message and its index entries at commit. */
 export async function dropMessage(tx: RedisTx, stream: string, id: string): Promise<void> {
+  const P = mp(tx, id);
   const key = K.message(P, id);
   const job = await tx.hget(key, 'job');
   const at = member(id);
@@ -292,6 +397,7 @@ export async function extendLease(
   for (const id of ids) {
     if ((await holding(tx, stream, id, consumer)) !== 'held') continue;
     const at = member(id);
+    const P = mp(tx, id);
     tx.hset(K.message(P, id), [
       ['leaseUntil', String(until)],
       ['availableAt', String(until)],
@@ -320,10 +426,11 @@ export async function release(
     ['availableAt', String(at)],
   ];
   if (lastError !== undefined) fields.push(['lastError', JSON.stringify(lastError)]);
+  const P = mp(tx, id);
   tx.hset(K.message(P, id), fields);
   tx.member(K.due(P, stream), member(id), at);
   tx.member(K.held(P, stream), member(id), null);
-  tx.notify(`stream:${stream}`);
+  tx.notify(`stream:${stream}`, P);
   return true;
 }
 
@@ -332,7 +439,7 @@ export async function remove(tx: RedisTx, stream: string, ids: string[]): Promis
   let removed = 0;
   for (const id of new Set(ids)) {
     if (!validId(id)) continue;
-    if ((await tx.hget(K.message(P, id), 'stream')) !== stream) continue;
+    if ((await tx.hget(messageKey(tx, id), 'stream')) !== stream) continue;
     await dropMessage(tx, stream, id);
     removed++;
   }
@@ -347,42 +454,51 @@ export async function reclaimExpired(
 ): Promise<{ reclaimed: number; deadLettered: number }> {
   const now = tx.now();
   const limit = deliveryLimit(options.maxDeliveries);
-  const deadLettered = limit === undefined ? 0 : await buryDue(tx, stream, now, limit);
-  const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
   let reclaimed = 0;
-  for (const at of expired) {
-    const id = idOf(at);
-    const key = K.message(P, id);
-    // Checked at commit: a lease extended meanwhile is not taken away.
-    const lease = await tx.hgetChecked(key, 'leaseUntil');
-    const holder = await tx.hgetChecked(key, 'consumer');
-    if (holder === undefined || lease === undefined || Number(lease) > now) continue;
-    tx.hset(key, [
-      ['consumer', null],
-      ['leaseUntil', null],
-    ]);
-    tx.member(K.held(P, stream), at, null);
-    reclaimed++;
+  let deadLettered = 0;
+  for (const P of tx.partitions.all()) {
+    if (limit !== undefined) deadLettered += await buryDue(tx, P, stream, now, limit);
+    const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
+    let here = 0;
+    for (const at of expired) {
+      const id = idOf(at);
+      const key = K.message(P, id);
+      // Checked at commit: a lease extended meanwhile is not taken away.
+      const lease = await tx.hgetChecked(key, 'leaseUntil');
+      const holder = await tx.hgetChecked(key, 'consumer');
+      if (holder === undefined || lease === undefined || Number(lease) > now) continue;
+      tx.hset(key, [
+        ['consumer', null],
+        ['leaseUntil', null],
+      ]);
+      tx.member(K.held(P, stream), at, null);
+      here++;
+    }
+    if (here > 0) tx.notify(`stream:${stream}`, P);
+    reclaimed += here;
   }
-  if (reclaimed > 0) tx.notify(`stream:${stream}`);
   return { reclaimed, deadLettered };
 }
 
 /** Messages of one stream (or all), as this transaction sees them. */
 export async function countMessages(tx: RedisTx, stream?: string): Promise<number> {
-  const streams =
-    stream === undefined
-      ? [
-          ...new Set([
-            ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
-            ...[...tx.ownMembers(K.streams(P)).keys()],
-          ]),
-        ]
-      : [stream];
   let total = 0;
-  for (const name of streams) {
-    total += await tx.redis.zcard(K.ids(P, name));
-    for (const score of tx.ownMembers(K.ids(P, name)).values()) total += score === null ? -1 : 1;
+  for (const P of tx.partitions.all()) {
+    const streams =
+      stream === undefined
+        ? [
+            ...new Set([
+              ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
+              ...[...tx.ownMembers(K.streams(P)).keys()],
+            ]),
+          ]
+        : [stream];
+    for (const name of streams) {
+      total += await tx.redis.zcard(K.ids(P, name));
+      for (const score of tx.ownMembers(K.ids(P, name)).values()) {
+        total += score === null ? -1 : 1;
+      }
+    }
   }
   return total;
 }
@@ -391,20 +507,23 @@ export async function countMessages(tx: RedisTx, stream?: string): Promise<numbe
 export async function peek(tx: RedisTx, stream: string, limit?: number): Promise<StreamMessage[]> {
   const count = countOption(limit, DEFAULT_PAGE);
   if (count === 0) return [];
-  const own = tx.ownMembers(K.ids(P, stream));
-  const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
-  const members = new Set(stored);
-  for (const [at, score] of own) {
-    if (score === null) members.delete(at);
-    else members.add(at);
+  const members = new Set<string>();
+  for (const P of tx.partitions.all()) {
+    const own = tx.ownMembers(K.ids(P, stream));
+    const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
+    for (const at of stored) members.add(at);
+    for (const [at, score] of own) {
+      if (score === null) members.delete(at);
+      else members.add(at);
+    }
   }
   const ids = [...members].sort().slice(0, count).map(idOf);
   return readMessages(tx, ids);
 }
 
-/** Every message of a job, waiting or held, in id order. */
+/** Every message of a job, waiting or held, in id order (they are in its partition). */
 export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessage[]> {
-  const key = K.jobMessages(P, job);
+  const key = K.jobMessages(await tx.partitionOf(job), job);
   const members = new Set(await tx.redis.zrange(key, '0', '-1'));
   for (const [at, score] of tx.ownMembers(key)) {
     if (score === null) members.delete(at);
@@ -440,6 +559,7 @@ async function bury(
   reason: string,
   lastError?: ErrorRecord,
 ): Promise<DeadLetter> {
+  const P = mp(tx, id);
   const fields = await tx.hgetall(K.message(P, id));
   const dead = new Map(fields);
   dead.delete('consumer');
@@ -454,7 +574,13 @@ async function bury(
 }
 
 /** Dead-letters the claimable messages of `stream` delivered `limit` times or more. */
-async function buryDue(tx: RedisTx, stream: string, now: number, limit: number): Promise<number> {
+async function buryDue(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  now: number,
+  limit: number,
+): Promise<number> {
   let buried = 0;
   for (const at of await tx.redis.zrangebyscore(K.due(P, stream), '-inf', now)) {
     const id = idOf(at);
@@ -490,11 +616,14 @@ export async function listDeadLetters(
 ): Promise<DeadLetter[]> {
   const page = countOption(limit, DEFAULT_PAGE);
   if (page === 0) return [];
-  const key = K.deadLetters(P);
-  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
-  for (const [at, score] of tx.ownMembers(key)) {
-    if (score === null) members.delete(at);
-    else members.add(at);
+  const members = new Set<string>();
+  for (const P of tx.partitions.all()) {
+    const key = K.deadLetters(P);
+    for (const at of await tx.redis.zrange(key, '0', '-1')) members.add(at);
+    for (const [at, score] of tx.ownMembers(key)) {
+      if (score === null) members.delete(at);
+      else members.add(at);
+    }
   }
   const out: DeadLetter[] = [];
   for (const at of [...members].sort()) {
@@ -508,12 +637,13 @@ export async function listDeadLetters(
 /** One dead letter, by id. */
 export async function getDeadLetter(tx: RedisTx, id: string): Promise<DeadLetter | undefined> {
   if (!validId(id)) return undefined;
-  return toDeadLetter(id, await tx.hgetall(K.deadLetter(P, id)));
+  return toDeadLetter(id, await tx.hgetall(K.deadLetter(mp(tx, id), id)));
 }
 
 /** Moves a dead letter back to its stream as a new message; returns its new id. */
 export async function requeueDeadLetter(tx: RedisTx, id: string): Promise<string | undefined> {
   if (!validId(id)) return undefined;
+  const P = mp(tx, id);
   const key = K.deadLetter(P, id);
   // Checked at commit: two requeues of one dead letter cannot both take it.
   if ((await tx.hgetChecked(key, 'stream')) === undefined) return undefined;
@@ -536,7 +666,7 @@ export async function parkMessages(tx: RedisTx, job: string, into: string): Prom
   let moved = 0;
   for (const m of await jobMessages(tx, job)) {
     if (m.stream === into) continue;
-    const key = K.message(P, m.id);
+    const key = messageKey(tx, m.id);
     // Checked at commit: a claim meanwhile keeps its message where it is.
     const holder = await tx.hgetChecked(key, 'consumer');
     await tx.hgetChecked(key, 'availableAt');
@@ -565,7 +695,7 @@ export async function unparkMessages(tx: RedisTx, job: string, from: string): Pr
   for (const m of await jobMessages(tx, job)) {
     if (m.stream !== from) continue;
     const parked = m.payload as { stream: string; payload: Json };
-    await tx.hgetChecked(K.message(P, m.id), 'stream');
+    await tx.hgetChecked(messageKey(tx, m.id), 'stream');
     await dropMessage(tx, from, m.id);
     await append(tx, [
       {
