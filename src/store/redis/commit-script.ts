@@ -13,8 +13,8 @@
  * its own). Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
  * (the seed's HINCRBY), `zadd k score member`, `zrem k member`, `bump k f` (a job's
  * revision), `unlock k token`, `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
- * counter, its seq from the list's length; `histp k ids n p tail` numbers it `INCR × n + p`
- * with n partitions), `pub channel`, `spub channel` (sharded, on a
+ * counter, its seq from the list's length; `histn k id tail` with an id taken before,
+ * on a store of several partitions), `pub channel`, `spub channel` (sharded, on a
  * cluster).
  *
  * It answers `{'ok'}`, `{'conflict', key, field}` (a read changed: nothing was written,
@@ -77,11 +77,10 @@ while i <= #a do
     local id = redis.call('INCR', ids)
     local seq = redis.call('LLEN', k) + 1
     redis.call('RPUSH', k, '{"id":"' .. id .. '","seq":' .. seq .. ',' .. tail)
-  elseif op == 'histp' then
-    local k = nextKey(); local ids = nextKey(); local n = tonumber(nextArg()); local p = tonumber(nextArg()); local tail = nextArg()
-    local id = redis.call('INCR', ids) * n + p
+  elseif op == 'histn' then
+    local k = nextKey(); local id = nextArg(); local tail = nextArg()
     local seq = redis.call('LLEN', k) + 1
-    redis.call('RPUSH', k, '{"id":"' .. string.format('%d', id) .. '","seq":' .. seq .. ',' .. tail)
+    redis.call('RPUSH', k, '{"id":"' .. id .. '","seq":' .. seq .. ',' .. tail)
   elseif op == 'unlock' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) == token then redis.call('DEL', k) end
@@ -90,7 +89,7 @@ while i <= #a do
   elseif op == 'pub' then
     redis.call('PUBLISH', nextArg(), '1')
   elseif op == 'spub' then
-    redis.call('SPUBLISH', nextArg(), '1')
+    redis.call('SPUBLISH', nextKey(), '1')
   else
     return redis.error_reply('weft commit: unknown write ' .. tostring(op))
   end
@@ -188,23 +187,17 @@ export class CommitPlan {
     this.op(false, 'bump', { key }, field);
   }
 
+  /** A history line: `tail` is its JSON object without the opening brace. */
+  history(key: string, idsKey: string, tail: string): void {
+    this.op(false, 'hist', { key }, { key: idsKey }, tail);
+  }
+
   /**
-   * A history line: `tail` is its JSON object without the opening brace. With several
-   * partitions its id is the partition's next number × `partitions` + `partition`, so
-   * ids are unique across partitions (`histp`).
+   * A history line whose id was taken before the commit (several partitions: ids come
+   * from one `{g}` counter, so they grow across the store); its seq is still numbered here.
    */
-  history(key: string, idsKey: string, tail: string, partitions = 1, partition = 0): void {
-    if (partitions === 1) this.op(false, 'hist', { key }, { key: idsKey }, tail);
-    else
-      this.op(
-        false,
-        'histp',
-        { key },
-        { key: idsKey },
-        String(partitions),
-        String(partition),
-        tail,
-      );
+  historyWithId(key: string, id: string, tail: string): void {
+    this.op(false, 'histn', { key }, id, tail);
   }
 
   del(key: string): void {
@@ -221,7 +214,8 @@ export class CommitPlan {
    * the channel's slot: the channel carries the hash tag of the partition it is about.
    */
   publishSharded(channel: string): void {
-    this.ops.push({ check: false, tag: hashTag(channel), words: ['spub', channel] });
+    // The channel goes in KEYS: it routes the script to its slot's node.
+    this.op(false, 'spub', { key: channel });
   }
 
   /** Whether the commit neither checks nor writes anything. */

@@ -70,6 +70,9 @@ function clusterClient(url: RedisUrl): RedisConnection {
   const cluster = new Cluster(url.cluster ?? [], {
     lazyConnect: true,
     enableAutoPipelining: true,
+    // ioredis groups auto-pipelined commands by the slot of their first argument, which
+    // for the scripts (`weftCommit(n, [keys…, args…])`) is not a key: they go alone.
+    autoPipeliningIgnoredCommands: ['weftCommit', 'weftClaim', 'weftUnclaim', 'evalsha', 'eval'],
     shardedSubscribers: true,
     redisOptions: {
       ...(url.username !== undefined && { username: url.username }),

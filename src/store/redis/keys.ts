@@ -102,6 +102,8 @@ export const globalKeys = {
   schedules: 'weft:{g}:schedules',
   /** Hash: workflow → its retention policy record as JSON. */
   retention: 'weft:{g}:retention',
+  /** String counter: history line ids on a store of several partitions (taken on append). */
+  historyIds: 'weft:{g}:histid',
   /** String counter: message ids (taken when a transaction appends, before it commits). */
   messageIds: 'weft:{g}:msgid',
   /**

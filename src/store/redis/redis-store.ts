@@ -226,25 +226,31 @@ class RedisStore {
   /**
    * Runs the commit script (nothing to check or write: nothing to do). On a Redis
    * Cluster a script touches one slot, so a commit whose keys are in several slots runs
-   * as one script per slot (docs/store-redis.md, section 6): first every slot's checks
-   * alone (a conflict there writes nothing anywhere), then each slot's checks and writes,
-   * `{g}` first, then the partitions in order. Each slot's part is atomic; a conflict in a
-   * later slot after an earlier one committed (a change that landed between the check
-   * pass and that slot's commit) leaves the earlier parts, and the transaction runs again.
+   * as one script per slot (docs/store-redis.md, section 6), in a fixed order: the slots
+   * with checks first (`{g}`, then partitions by number), then the slots that only write.
+   * When one slot has checks — a step: its ack, revisions and counters are in its job's
+   * partition — it commits first and alone decides: a conflict there writes nothing
+   * anywhere, and the writes after it cannot conflict. When several slots have checks,
+   * every slot's checks run first on their own (a conflict there writes nothing); a
+   * conflict in a later slot after an earlier one committed (a change that landed in
+   * between) leaves the earlier parts, and the transaction runs again.
    */
   private async commit(tx: RedisTx): Promise<CommitOutcome> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
     try {
       if (!this.cluster) return await this.runPlan(plan);
-      const slots = [...plan.bySlot()].sort(([a], [b]) => slotOrder(a) - slotOrder(b));
+      const slots = [...plan.bySlot()]
+        .map(([tag, part]) => ({ tag, part, checks: part.checks }))
+        .sort((a, b) => Number(b.checks) - Number(a.checks) || slotOrder(a.tag) - slotOrder(b.tag));
       if (slots.length === 1) return await this.runPlan(plan);
-      const checked = await Promise.all(
-        slots.filter(([, p]) => p.checks).map(([, p]) => this.runPlan(p.checksOnly())),
-      );
-      const refused = checked.find((outcome) => outcome.status !== 'ok');
-      if (refused) return refused;
-      for (const [, part] of slots) {
+      const checked = slots.filter((s) => s.checks);
+      if (checked.length > 1) {
+        const outcomes = await Promise.all(checked.map((s) => this.runPlan(s.part.checksOnly())));
+        const refused = outcomes.find((outcome) => outcome.status !== 'ok');
+        if (refused) return refused;
+      }
+      for (const { part } of slots) {
         const outcome = await this.runPlan(part);
         if (outcome.status !== 'ok') return outcome;
       }

@@ -30,9 +30,11 @@ interface Seen {
 /** A history line waiting for the commit, which numbers it. */
 interface PendingLine {
   key: string;
+  /** The partition's id counter, or (several partitions) the id taken already. */
   idsKey: string;
   tail: string;
-  partition: number;
+  /** True when `idsKey` is the line's id. */
+  numbered: boolean;
 }
 
 /** The state of one attempt. */
@@ -80,19 +82,33 @@ export class RedisTx {
 
   /** The partition a job lives in (see partitions.ts), as this attempt sees it. */
   async partitionOf(job: string): Promise<number> {
-    return this.placed.get(job) ?? this.partitions.of(this.redis, job);
+    const placed = this.placed.get(job);
+    if (placed !== undefined) return placed;
+    if (this.partitions.count === 1) return 0;
+    // Looked up once per attempt (a job's partition never changes).
+    let found = this.located.get(job);
+    if (!found) {
+      found = this.partitions.of(this.redis, job);
+      this.located.set(job, found);
+    }
+    return found;
   }
+
+  /** Partitions looked up in this attempt. */
+  private readonly located = new Map<string, Promise<number>>();
 
   /**
    * Places a job this attempt creates in `partition` (a child's is its parent's); where
    * that is not its id's hash, the commit writes the directory entry too.
    */
-  place(job: string, partition: number): void {
+  async place(job: string, partition: number): Promise<void> {
     if (this.placed.has(job)) return;
     this.placed.set(job, partition);
     this.undo.push(() => this.placed.delete(job));
+    // Written now, before the commit that creates the job: a reader that finds the job
+    // finds the entry first; an entry whose job never came is harmless.
     if (partition !== this.partitions.hashed(job)) {
-      this.hset(globalKeys.where, [[job, String(partition)]]);
+      await this.redis.hset(globalKeys.where, job, String(partition));
     }
   }
 
@@ -431,8 +447,8 @@ export class RedisTx {
   }
 
   /** A history line for the commit to number and append. */
-  appendLine(key: string, idsKey: string, tail: string, partition = 0): void {
-    this.lines.push({ key, idsKey, tail, partition });
+  appendLine(key: string, idsKey: string, tail: string, numbered = false): void {
+    this.lines.push({ key, idsKey, tail, numbered });
     this.undo.push(() => this.lines.pop());
   }
 
@@ -501,7 +517,8 @@ export class RedisTx {
       for (const job of jobs) plan.bump(revisionKey, job);
     }
     for (const line of this.lines) {
-      plan.history(line.key, line.idsKey, line.tail, this.partitions.count, line.partition);
+      if (line.numbered) plan.historyWithId(line.key, line.idsKey, line.tail);
+      else plan.history(line.key, line.idsKey, line.tail);
     }
     for (const [key, token] of this.locks) plan.unlock(key, token);
     for (const [at, partition] of this.notices) {

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_HISTORY_LIMIT } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, NewHistoryEntry } from '../../records.js';
-import { partitionKeys as K } from '../keys.js';
+import { globalKeys as G, partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
 /** Buffers lines for the commit; a change that is not JSON fails here. */
@@ -25,10 +25,18 @@ export async function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): Pr
     });
     return { job: e.job, tail: text.slice(1) };
   });
-  for (const { job, tail } of tails) {
-    const p = await tx.partitionOf(job);
-    tx.appendLine(K.history(p, job), K.historyIds(p), tail, p);
+  if (tx.partitions.count === 1) {
+    for (const { job, tail } of tails) tx.appendLine(K.history(0, job), K.historyIds(0), tail);
+    return;
   }
+  // Several partitions: ids from one counter, taken now, so they grow across the store
+  // (a rolled-back append leaves a gap, as a message id does).
+  const partitions = await Promise.all(tails.map(({ job }) => tx.partitionOf(job)));
+  const last = await tx.redis.incrby(G.historyIds, tails.length);
+  tails.forEach(({ job, tail }, i) => {
+    const id = String(last - tails.length + 1 + i);
+    tx.appendLine(K.history(partitions[i] as number, job), id, tail, true);
+  });
 }
 
 /** A job's lines by seq, after `afterSeq`, at most `limit`. */
@@ -45,18 +53,8 @@ export async function historyOfJob(
   return lines.map((line) => JSON.parse(line) as HistoryEntry);
 }
 
-/**
- * The high-water mark of history line ids. With several partitions a line's id is its
- * partition's count × partitions + the partition (unique across them): the highest of
- * those.
- */
+/** The high-water mark of history line ids (the partition's counter, or `{g}`'s). */
 export async function lastStep(tx: RedisTx): Promise<number> {
-  const { count } = tx.partitions;
-  const counters = await Promise.all(tx.partitions.all().map((p) => tx.redis.get(K.historyIds(p))));
-  if (count === 1) return Number(counters[0] ?? 0);
-  let last = 0;
-  counters.forEach((n, p) => {
-    if (n !== null) last = Math.max(last, Number(n) * count + p);
-  });
-  return last;
+  const key = tx.partitions.count === 1 ? K.historyIds(0) : G.historyIds;
+  return Number((await tx.redis.get(key)) ?? 0);
 }

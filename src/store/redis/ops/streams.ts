@@ -18,6 +18,7 @@
  * id says which (partitions.ts), so a stream is spread over every partition: reads and
  * claims visit them all; everything about one message stays in one slot.
  */
+import { randomUUID } from 'node:crypto';
 import { checkMissedAck } from '../../claim-move.js';
 import type {
   ClaimOptions,
@@ -154,10 +155,40 @@ export async function claim(
   if (tx.partitions.count === 1) {
     return claimIn(tx, 0, stream, options, now, until, max, maxHeld);
   }
-  // Several partitions: find the `max` oldest claimable messages across them (each
-  // partition's due set is in claim order), then claim each partition's share with its
-  // own script, visiting the partitions in a rotating order. A race with another claim
-  // between the two only changes which messages this one gets.
+  if (maxHeld === undefined) return claimSpread(tx, stream, options, now, until, max, undefined);
+  // `maxHeld` counts the held messages of every partition: claims with it take turns, under
+  // a short lock of the stream in `{g}`, so two of them cannot both fill the same room.
+  const lock = G.lock(`claim:${stream}`);
+  const token = randomUUID();
+  for (let wait = 1; ; wait = Math.min(20, wait * 2)) {
+    if ((await tx.redis.set(lock, token, 'PX', CLAIM_LOCK_MS, 'NX')) === 'OK') break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  try {
+    return await claimSpread(tx, stream, options, now, until, max, maxHeld);
+  } finally {
+    await tx.redis.weftCommit(1, [lock, 'own', '1', token, '|', 'unlock', '1', token]);
+  }
+}
+
+/** How long a `maxHeld` claim may hold its stream's claim lock (a client that died). */
+const CLAIM_LOCK_MS = 5_000;
+
+/**
+ * A claim over several partitions: finds the `max` oldest claimable messages across them
+ * (each partition's due set is in claim order), then claims each partition's share with
+ * its own script, visiting the partitions in a rotating order. A race with another claim
+ * between the two only changes which messages this one gets.
+ */
+async function claimSpread(
+  tx: RedisTx,
+  stream: string,
+  options: ClaimOptions,
+  now: number,
+  until: number,
+  max: number,
+  maxHeld: number | undefined,
+): Promise<StreamMessage[]> {
   const partitions = tx.partitions.all();
   const start = rotation++ % partitions.length;
   const order = [...partitions.slice(start), ...partitions.slice(0, start)];
@@ -171,8 +202,6 @@ export async function claim(
       ? undefined
       : Promise.all(order.map((p) => tx.redis.zcount(K.held(p, stream), `(${now}`, '+inf'))),
   ]);
-  // `maxHeld` counts every partition's held messages (not atomic across partitions: two
-  // claims at once may together pass it by what each took).
   const room = held === undefined ? max : Math.min(max, (maxHeld as number) - sum(held));
   if (room <= 0) return [];
   const candidates: { p: number; score: number; at: string }[] = [];
