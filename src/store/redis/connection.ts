@@ -22,7 +22,7 @@ export interface RedisConnection extends Redis {
 
 /**
  * Opens a connection; `StoreError` `STORE_UNREACHABLE` when the server does not answer.
- * A `redis+cluster://` URL opens an ioredis `Cluster` (cluster-connection.ts), which has
+ * A `redis+cluster://` URL opens an ioredis `Cluster` ({@link clusterClient}), which has
  * the same commands, each sent to the node serving its key's slot.
  */
 export async function connect(url: RedisUrl): Promise<RedisConnection> {

@@ -18,11 +18,9 @@ import type {
   StreamMessage,
 } from '../../records.js';
 import { after } from '../../stream-options.js';
-import { globalKeys as G, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { dropMessage, jobMessages, readMessages } from './streams.js';
-
-const P = SINGLE_PARTITION;
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
