@@ -197,7 +197,7 @@ class RedisStore {
         throw error;
       }
       if (outcome.status === 'ok') {
-        frame.tx.committed();
+        await frame.tx.committed();
         return result;
       }
       await this.compensate(frame.tx);

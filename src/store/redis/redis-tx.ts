@@ -59,7 +59,7 @@ export class RedisTx {
   /** Notice keys to publish, each with the partition it is about (its channel's slot). */
   private readonly notices = new Map<string, number>();
   /** Jobs this attempt creates, with the partition each is placed in. */
-  private readonly placed = new Map<string, number>();
+  private readonly placed = new Map<string, Promise<number>>();
   /** Keys deleted whole at commit (before the fields written after the delete). */
   private readonly deleted = new Set<string>();
   private readonly undo: (() => void)[] = [];
@@ -83,7 +83,7 @@ export class RedisTx {
   /** The partition a job lives in (see partitions.ts), as this attempt sees it. */
   async partitionOf(job: string): Promise<number> {
     const placed = this.placed.get(job);
-    if (placed !== undefined) return placed;
+    if (placed) return placed;
     if (this.partitions.count === 1) return 0;
     // Looked up once per attempt (a job's partition never changes).
     let found = this.located.get(job);
@@ -101,20 +101,27 @@ export class RedisTx {
    * Places a job this attempt creates in `partition` (a child's is its parent's); where
    * that is not its id's hash, the commit writes the directory entry too.
    */
-  async place(job: string, partition: number): Promise<void> {
-    if (this.placed.has(job)) return;
+  place(job: string, partition: Promise<number>): Promise<void> {
+    // Registered at once, before the first await: the writes a unit issues with the
+    // create (the job's messages, history, counters) ask for its partition meanwhile.
+    const known = this.placed.get(job);
+    if (known) return known.then(() => {});
     this.placed.set(job, partition);
     this.undo.push(() => this.placed.delete(job));
     // Written now, before the commit that creates the job: a reader that finds the job
     // finds the entry first; an entry whose job never came is harmless.
-    if (partition !== this.partitions.hashed(job)) {
-      await this.redis.hset(globalKeys.where, job, String(partition));
-    }
+    return partition.then(async (p) => {
+      if (p !== this.partitions.hashed(job)) {
+        await this.redis.hset(globalKeys.where, job, String(p));
+      }
+    });
   }
 
   /** After the commit: the jobs placed here are known to the store. */
-  committed(): void {
-    for (const [job, partition] of this.placed) this.partitions.remember(job, partition);
+  async committed(): Promise<void> {
+    for (const [job, partition] of this.placed) {
+      this.partitions.remember(job, await partition);
+    }
   }
 
   /** Whole milliseconds from the store's clock. */

@@ -89,7 +89,8 @@ export async function createJob(
   job: NewJob,
 ): Promise<{ job: JobRecord; created: boolean }> {
   // A child lives in its parent's partition: the step that creates it writes one slot.
-  if (job.parentId) await tx.place(job.id, await tx.partitionOf(job.parentId));
+  // (Placed before the first await: see RedisTx.place.)
+  if (job.parentId) await tx.place(job.id, tx.partitionOf(job.parentId));
   const existing = await lockJob(tx, job.id);
   if (existing) return { job: existing, created: false };
   const record = newJobRecord(job, job.createdAt ?? tx.now());
