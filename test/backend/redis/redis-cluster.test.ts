@@ -98,6 +98,14 @@ describe.skipIf(!redisCluster || skipBackend)('Redis store on a three-master Red
         return [id, tag];
       }),
     );
+    // Each job's history is in its job's partition too (a step writes one slot).
+    const { nodes } = await cluster();
+    for (const node of nodes) {
+      for (const key of await withNode(node.port, (r) => r.keys('weft:{p*}:hist:*'))) {
+        const [, tag, id = ''] = /^weft:\{(p\d+)\}:hist:(.*)$/.exec(key) ?? [];
+        expect(tag).toBe(partitionOf.get(id));
+      }
+    }
     for (const job of jobs) {
       const children = await client.list({ parentId: job.id });
       expect(children).toHaveLength(2);
