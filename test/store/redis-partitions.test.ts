@@ -25,6 +25,15 @@ describe('Redis partitions', () => {
     expect(one.all()).toEqual([0]);
   });
 
+  it('hashes a child named after its parent (`<parent>.…`) to its parent’s partition', () => {
+    const partitions = new Partitions(16);
+    for (const parent of ['order-1', '01M8D74K5VND8C02FEY129NP2K', 'chaos-000096']) {
+      for (const child of [`${parent}.a`, `${parent}.0.0.1`, `${parent}.child.b`]) {
+        expect(partitions.hashed(child)).toBe(partitions.hashed(parent));
+      }
+    }
+  });
+
   it('hashes a job id to the same partition every time, spread over all of them', () => {
     const partitions = new Partitions(8);
     const seen = new Set<number>();

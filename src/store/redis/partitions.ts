@@ -5,10 +5,13 @@
  * Redis Cluster (`?partitions=N`). Partition N's keys share the hash tag `{pN}`, so one
  * partition is one cluster slot, and the partitions spread over the cluster's masters.
  *
- * - A top job's partition is a hash of its id (FNV-1a) modulo the count.
+ * - A job's partition is a hash (FNV-1a) of its id's **root** — the id up to its first
+ *   `.` — modulo the count.
  * - A child job lives in its parent's partition, so the step that creates it writes one
- *   slot. Where that differs from its id's hash, the directory `weft:{g}:where` says so;
- *   it is written before the job is (an entry whose job never came is harmless).
+ *   slot. The engines name a child after its parent (`<parent>.a`, `<parent>.0.0.1`), so
+ *   its root is its parent's and the hash already puts it there: no lookup, no race. A
+ *   child whose id is not so named gets an entry in the directory `weft:{g}:where`,
+ *   written before the job is (an entry whose job never came is harmless).
  * - A message's id carries its partition: ids are `seq × count + partition`, `seq` from
  *   the one `weft:{g}:msgid` counter, so ids still grow in append order and an ack, which
  *   names only the id, finds the message's slot without a lookup. With one partition an
@@ -48,9 +51,11 @@ export class Partitions {
     return Array.from({ length: this.count }, (_, p) => p);
   }
 
-  /** The partition a job's id hashes to (a top job's partition). */
+  /** The partition a job's id hashes to: its root's (the id up to its first `.`). */
   hashed(job: string): number {
-    return this.count === 1 ? 0 : fnv1a(job) % this.count;
+    if (this.count === 1) return 0;
+    const dot = job.indexOf('.');
+    return fnv1a(dot < 0 ? job : job.slice(0, dot)) % this.count;
   }
 
   /** The partition of a message, from its id. */

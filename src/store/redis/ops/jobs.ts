@@ -89,7 +89,8 @@ export async function createJob(
   job: NewJob,
 ): Promise<{ job: JobRecord; created: boolean }> {
   // A child lives in its parent's partition: the step that creates it writes one slot.
-  // (Placed before the first await: see RedisTx.place.)
+  // Placed before the first await (see RedisTx.place); a child named after its parent
+  // hashes there already and needs no directory entry.
   if (job.parentId) await tx.place(job.id, tx.partitionOf(job.parentId));
   const existing = await lockJob(tx, job.id);
   if (existing) return { job: existing, created: false };
