@@ -26,7 +26,7 @@ if (!postgres) {
 // stays out of the default run until all of them pass. It needs `redis-server`.
 const redis = Boolean(process.env.WEFT_TEST_REDIS);
 
-const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
+const backend = (name: 'sqlite' | 'postgres' | 'redis' | 'redis-cluster') => ({
   extends: true as const,
   test: {
     ...shared,
@@ -35,9 +35,9 @@ const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
     // Test files share their worker processes instead of each importing src/ afresh in a
     // new one (docs/testing.md, "The suite itself"): each still gets fresh stores of its
     // own, and must stop what it starts and leave process-wide state as it found it. The
-    // Redis harness still starts a server per process and numbers its databases per file,
-    // so the redis project keeps a process per file.
-    isolate: name === 'redis',
+    // Redis harnesses still start a server (or a cluster) per process and number its databases per file,
+    // so the redis projects keep a process per file.
+    isolate: name === 'redis' || name === 'redis-cluster',
     env: { WEFT_TEST_STORE: name },
     ...(name === 'postgres' ? { globalSetup: ['test/support/postgres-global.ts'] } : {}),
   },
@@ -80,6 +80,8 @@ export default defineConfig({
       backend('sqlite'),
       ...(postgres ? [backend('postgres')] : []),
       ...(redis ? [backend('redis')] : []),
+      // The same Redis store on a three-master Redis Cluster (test/support/redis-cluster.ts).
+      ...(redis ? [backend('redis-cluster')] : []),
     ],
   },
 });

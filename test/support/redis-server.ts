@@ -48,7 +48,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function binary(): string {
+export function binary(): string {
   const named = process.env.WEFT_REDIS_SERVER;
   if (named) return named;
   const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
@@ -71,11 +71,12 @@ export function redisServerInstalled(): boolean {
 
 /**
  * Starts a `redis-server` on `port` (a free one when absent) in `dir` (a new temp
- * directory when absent), durable (`appendfsync always`), and waits until it answers.
+ * directory when absent), durable (`appendfsync always`), and waits until it answers;
+ * `args` are more command-line settings (a cluster node's, redis-cluster.ts).
  * The caller stops it ({@link stopRedisServer}); the watchdog does when this process dies.
  */
 export async function startRedisServer(
-  options: { port?: number; dir?: string } = {},
+  options: { port?: number; dir?: string; args?: string[] } = {},
 ): Promise<RedisServer> {
   const bin = binary();
   let lastError = '';
@@ -87,6 +88,7 @@ export async function startRedisServer(
       ...['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
       ...['--databases', String(DATABASES), '--logfile', join(dir, 'server.log')],
       ...['--protected-mode', 'no'],
+      ...(options.args ?? []),
     ];
     const child = spawn(
       'sh',

@@ -20,9 +20,17 @@ import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
-import { asStoreError, connect, type RedisConnection, type RedisUrl } from './connection.js';
+import type { CommitPlan } from './commit-script.js';
+import {
+  asStoreError,
+  connect,
+  isCluster,
+  type RedisConnection,
+  type RedisUrl,
+} from './connection.js';
 import { durabilityWarning } from './durability.js';
 import { globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
+import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
 
@@ -46,15 +54,35 @@ export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}):
   const clock = options.clock ?? new SystemClock();
   const redis = await connect(url);
   let migration: MigrationReport;
+  let partitions: Partitions;
   try {
     migration = await layout(redis, url, options.migrate ?? true);
+    partitions = new Partitions(await partitionCount(redis, url));
     const warning = await durabilityWarning(redis, url.redacted);
     if (warning) (options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`)))(warning);
   } catch (error) {
     redis.disconnect();
     throw asStoreError(error, url);
   }
-  return new RedisStore(redis, url, clock, migration).store;
+  return new RedisStore(redis, url, clock, migration, partitions).store;
+}
+
+/**
+ * The store's partition count: fixed when the store is first created (`HSETNX` of
+ * `partitions` in `weft:{g}:meta`, so two processes creating it agree), and read back
+ * ever after. A store from before partitions has one.
+ */
+async function partitionCount(redis: RedisConnection, url: RedisUrl): Promise<number> {
+  const wanted = url.partitions ?? (url.cluster ? DEFAULT_CLUSTER_PARTITIONS : 1);
+  await redis.hsetnx(globalKeys.meta, 'partitions', String(wanted));
+  const stored = Number((await redis.hget(globalKeys.meta, 'partitions')) ?? 1);
+  if (!Number.isInteger(stored) || stored < 1) {
+    throw new StoreError(
+      `the Redis store at ${url.redacted} records ${stored} partitions in weft:{g}:meta; expected a positive integer`,
+      { code: 'SCHEMA_TOO_NEW' },
+    );
+  }
+  return stored;
 }
 
 /** The layout version found, and recorded when the store is new. */
@@ -90,6 +118,13 @@ async function quit(redis: RedisConnection): Promise<void> {
   await redis.quit().catch(() => redis.disconnect());
 }
 
+/** The order a split commit runs its slots in: `{g}` first, then partitions by number. */
+function slotOrder(tag: string): number {
+  if (tag === 'g') return -1;
+  const partition = /^p(\d+)$/.exec(tag);
+  return partition ? Number(partition[1]) : Number.MAX_SAFE_INTEGER;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -103,13 +138,17 @@ class RedisStore {
   private subscriber: RedisConnection | undefined;
   private closed = false;
   private readonly clock: Clock;
+  /** True on a Redis Cluster. */
+  private readonly cluster: boolean;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly url: RedisUrl,
     clock: Clock,
     migration: MigrationReport,
+    private readonly partitions: Partitions,
   ) {
+    this.cluster = isCluster(redis);
     // Times are stored as whole milliseconds.
     this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
     const direct = redisStoreTx((op) => this.direct(op));
@@ -144,7 +183,11 @@ class RedisStore {
     if (outer?.owner === this && outer.active) return this.nested(outer, fn);
     for (let attempt = 1; ; attempt++) {
       this.assertOpen();
-      const frame: TxFrame = { owner: this, tx: new RedisTx(this.redis, this.clock), active: true };
+      const frame: TxFrame = {
+        owner: this,
+        tx: new RedisTx(this.redis, this.clock, this.partitions, this.cluster),
+        active: true,
+      };
       let result: T;
       let outcome: CommitOutcome;
       try {
@@ -156,7 +199,10 @@ class RedisStore {
         await this.compensate(frame.tx);
         throw error;
       }
-      if (outcome.status === 'ok') return result;
+      if (outcome.status === 'ok') {
+        await frame.tx.committed();
+        return result;
+      }
       await this.compensate(frame.tx);
       if (attempt >= TRANSACTION_TRIES) {
         throw new StoreError(
@@ -180,16 +226,47 @@ class RedisStore {
     }
   }
 
-  /** Runs the commit script (nothing to check or write: nothing to do). */
+  /**
+   * Runs the commit script (nothing to check or write: nothing to do). On a Redis
+   * Cluster a script touches one slot, so a commit whose keys are in several slots runs
+   * as one script per slot (docs/store-redis.md, section 6), in a fixed order: the slots
+   * with checks first (`{g}`, then partitions by number), then the slots that only write.
+   * When one slot has checks — a step: its ack, revisions and counters are in its job's
+   * partition — it commits first and alone decides: a conflict there writes nothing
+   * anywhere, and the writes after it cannot conflict. When several slots have checks,
+   * every slot's checks run first on their own (a conflict there writes nothing); a
+   * conflict in a later slot after an earlier one committed (a change that landed in
+   * between) leaves the earlier parts, and the transaction runs again.
+   */
   private async commit(tx: RedisTx): Promise<CommitOutcome> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
-    let reply: string[];
     try {
-      reply = await this.redis.weftCommit(plan.keys.length, plan.keys.concat(plan.args()));
+      if (!this.cluster) return await this.runPlan(plan);
+      const slots = [...plan.bySlot()]
+        .map(([tag, part]) => ({ tag, part, checks: part.checks }))
+        .sort((a, b) => Number(b.checks) - Number(a.checks) || slotOrder(a.tag) - slotOrder(b.tag));
+      if (slots.length === 1) return await this.runPlan(plan);
+      const checked = slots.filter((s) => s.checks);
+      if (checked.length > 1) {
+        const outcomes = await Promise.all(checked.map((s) => this.runPlan(s.part.checksOnly())));
+        const refused = outcomes.find((outcome) => outcome.status !== 'ok');
+        if (refused) return refused;
+      }
+      for (const { part } of slots) {
+        const outcome = await this.runPlan(part);
+        if (outcome.status !== 'ok') return outcome;
+      }
+      return { status: 'ok' };
     } catch (error) {
       throw asStoreError(error, this.url);
     }
+  }
+
+  /** Runs one commit script. */
+  private async runPlan(plan: CommitPlan): Promise<CommitOutcome> {
+    const { keys, args } = plan.encode();
+    const reply = await this.redis.weftCommit(keys.length, keys.concat(args));
     const [status, key = '', field = ''] = reply;
     if (status === 'ok') return { status: 'ok' };
     // A field that had to be new and exists now: another transaction wrote it; running
@@ -233,8 +310,10 @@ class RedisStore {
     const off = this.hub.add(key, listener);
     const count = (this.listening.get(key) ?? 0) + 1;
     this.listening.set(key, count);
+    let channels: string[] = [];
     try {
-      if (count === 1) await (await this.subscriberConnection()).subscribe(CHANNEL_PREFIX + key);
+      channels = await this.channels(notice, key);
+      if (count === 1) await this.listen(channels, true);
     } catch (error) {
       off();
       this.forget(key);
@@ -246,9 +325,35 @@ class RedisStore {
       done = true;
       off();
       if (this.forget(key) && this.subscriber && !this.closed) {
-        await this.subscriber.unsubscribe(CHANNEL_PREFIX + key).catch(() => {});
+        await this.listen(channels, false).catch(() => {});
       }
     };
+  }
+
+  /**
+   * The channels a notice comes on: one, on one server; on a cluster, the sharded channel
+   * of every partition for a stream (its messages are in all of them), of the job's
+   * partition for a job.
+   */
+  private async channels(notice: Notice, key: string): Promise<string[]> {
+    if (!this.cluster) return [CHANNEL_PREFIX + key];
+    if (notice.kind === 'job') {
+      return [partitionKeys.shardedNotice(await this.partitions.of(this.redis, notice.id), key)];
+    }
+    return this.partitions.all().map((p) => partitionKeys.shardedNotice(p, key));
+  }
+
+  /** Subscribes (or unsubscribes) the notice connection to channels. */
+  private async listen(channels: string[], on: boolean): Promise<void> {
+    const subscriber = await this.subscriberConnection();
+    if (!this.cluster) {
+      await (on ? subscriber.subscribe(...channels) : subscriber.unsubscribe(...channels));
+      return;
+    }
+    // A sharded subscription names channels of one slot: one call per channel.
+    await Promise.all(
+      channels.map((c) => (on ? subscriber.ssubscribe(c) : subscriber.sunsubscribe(c))),
+    );
   }
 
   /** One listener of `key` fewer; true when it had the last. */
@@ -271,6 +376,11 @@ class RedisStore {
       if (channel.startsWith(CHANNEL_PREFIX)) {
         this.hub.publish([channel.slice(CHANNEL_PREFIX.length)]);
       }
+    });
+    // On a cluster: `weft:{p<N>}:n:<key>`, heard from the node serving partition N.
+    subscriber.on('smessage', (channel: string) => {
+      const at = channel.indexOf('}:n:');
+      if (at >= 0) this.hub.publish([channel.slice(at + 4)]);
     });
     this.subscriber = subscriber;
     return subscriber;

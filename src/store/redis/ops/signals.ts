@@ -49,8 +49,10 @@ export async function registerWaiter(tx: RedisTx, waiter: NewWaiter): Promise<Si
   writeBuffer(tx, waiter.key, []);
   const stored = storedWaiter(waiter);
   tx.hset(K.waiters(P), [[waiter.key, JSON.stringify(stored)]]);
-  noteOwner(tx, stored.job, 'waiter', waiter.key);
-  if (stored.messageJob !== stored.job) noteOwner(tx, stored.messageJob, 'waiter', waiter.key);
+  await noteOwner(tx, stored.job, 'waiter', waiter.key);
+  if (stored.messageJob !== stored.job) {
+    await noteOwner(tx, stored.messageJob, 'waiter', waiter.key);
+  }
   return { status: 'buffered' };
 }
 

@@ -15,11 +15,11 @@ import { append } from './streams.js';
 const P = SINGLE_PARTITION;
 
 /** Schedules a timer, replacing one with the same key. */
-export function scheduleTimer(tx: RedisTx, timer: NewTimer): void {
+export async function scheduleTimer(tx: RedisTx, timer: NewTimer): Promise<void> {
   const text = JSON.stringify({ key: timer.key, at: timer.at, message: timer.message });
   tx.hset(K.timer(P), [[timer.key, text]]);
   tx.member(K.timers(P), timer.key, timer.at);
-  noteOwner(tx, timer.message.job, 'timer', timer.key);
+  await noteOwner(tx, timer.message.job, 'timer', timer.key);
 }
 
 /** Cancels a pending timer; false when none was. */
