@@ -73,9 +73,32 @@ describe('CommitPlan.bySlot', () => {
       keys: ['weft:{p2}:due:s', 'weft:{p2}:n:stream:s'],
       args: ['|', 'zadd', '1', '5', '00000000000000000018', 'spub', '2'],
     });
-    expect(parts.get('p1')?.checksOnly().encode()).toEqual({
-      keys: ['weft:{p1}:rev'],
-      args: ['rev', '1', 'j', '3', '|'],
+    // A commit over several checked slots: first its checks and its fence, nothing else…
+    expect(parts.get('p1')?.prepare('weft:{p1}:fence', 't', 2000).encode()).toEqual({
+      keys: ['weft:{p1}:fence', 'weft:{p1}:rev'],
+      args: ['fence', '1', 't', 'rev', '2', 'j', '3', '|', 'fset', '1', 't', '2000'],
+    });
+    // …then the checks again under the fence, the writes, and the fence taken away.
+    expect(parts.get('p1')?.fenced('weft:{p1}:fence', 't').encode()).toEqual({
+      keys: ['weft:{p1}:fence', 'weft:{p1}:rev', 'weft:{p1}:job:j'],
+      args: [
+        'fence',
+        '1',
+        't',
+        'rev',
+        '2',
+        'j',
+        '3',
+        '|',
+        'hset',
+        '3',
+        '1',
+        'state',
+        '"RUNNING"',
+        'fdel',
+        '1',
+        't',
+      ],
     });
   });
 });

@@ -10,12 +10,15 @@
  * Checks: `eq k f present value` (hash field holds value, or is absent when present is
  * 0), `rev k f value` (a revision, absent counting as 0), `new k f` (a field that must
  * not exist yet: a journal entry), `own k token` (a lock this transaction took is still
- * its own). Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
+ * its own), `fence k token` (no other commit's fence is on the slot: absent, or this
+ * token; a cluster's commit over several checked slots, docs/store-redis.md section 6).
+ * Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
  * (the seed's HINCRBY), `zadd k score member`, `zrem k member`, `bump k f` (a job's
  * revision), `unlock k token`, `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
  * counter, its seq from the list's length; `histn k id tail` with an id taken before,
  * on a store of several partitions), `pub channel`, `spub channel` (sharded, on a
- * cluster).
+ * cluster), `fset k token ms` (puts the fence, with a lease), `fdel k token` (takes this
+ * token's fence away).
  *
  * It answers `{'ok'}`, `{'conflict', key, field}` (a read changed: nothing was written,
  * the transaction runs again) or `{'exists', key, field}` (a journal entry written twice).
@@ -42,6 +45,10 @@ while a[i] ~= '|' do
   elseif op == 'own' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) ~= token then return {'conflict', k, 'lock'} end
+  elseif op == 'fence' then
+    local k = nextKey(); local token = nextArg()
+    local have = redis.call('GET', k)
+    if have and have ~= token then return {'conflict', k, 'fence'} end
   elseif op == 'new' then
     local k = nextKey(); local f = nextArg()
     if redis.call('HEXISTS', k, f) == 1 then return {'exists', k, f} end
@@ -86,6 +93,12 @@ while i <= #a do
     if redis.call('GET', k) == token then redis.call('DEL', k) end
   elseif op == 'del' then
     redis.call('DEL', nextKey())
+  elseif op == 'fset' then
+    local k = nextKey(); local token = nextArg(); local ms = nextArg()
+    redis.call('SET', k, token, 'PX', ms)
+  elseif op == 'fdel' then
+    local k = nextKey(); local token = nextArg()
+    if redis.call('GET', k) == token then redis.call('DEL', k) end
   elseif op == 'pub' then
     redis.call('PUBLISH', nextArg(), '1')
   elseif op == 'spub' then
@@ -248,10 +261,35 @@ export class CommitPlan {
     return { keys, args: [...checks, '|', ...writes] };
   }
 
-  /** The same commit's checks alone: run first, it writes nothing. */
-  checksOnly(): CommitPlan {
+  /**
+   * The first phase of a commit over several checked slots, for one slot's part: its
+   * checks, and that no other commit's fence is on the slot; then it puts this commit's
+   * fence (`fenceKey`, `token`, a lease of `leaseMs`). It writes nothing else.
+   */
+  prepare(fenceKey: string, token: string, leaseMs: number): CommitPlan {
     const plan = new CommitPlan();
+    plan.op(true, 'fence', { key: fenceKey }, token);
     plan.ops.push(...this.ops.filter((op) => op.check));
+    plan.op(false, 'fset', { key: fenceKey }, token, String(leaseMs));
+    return plan;
+  }
+
+  /**
+   * This part checked again under its fence (or no fence at all: its lease ran out and
+   * nobody else's is there), written, and the fence taken away.
+   */
+  fenced(fenceKey: string, token: string): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(true, 'fence', { key: fenceKey }, token);
+    plan.ops.push(...this.ops);
+    plan.op(false, 'fdel', { key: fenceKey }, token);
+    return plan;
+  }
+
+  /** Takes a fence away (a commit whose other part was refused). */
+  static release(fenceKey: string, token: string): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(false, 'fdel', { key: fenceKey }, token);
     return plan;
   }
 

@@ -130,6 +130,14 @@ export const globalKeys = {
   where: 'weft:{g}:where',
 };
 
+/**
+ * String (a token, with a lease): the fence of a commit over several checked slots on a
+ * Redis Cluster, in the slot of hash tag `tag` (`g` or `p<N>`). While it is there, every
+ * other commit that checks anything in the slot, and every claim there, is refused and
+ * runs again (docs/store-redis.md, section 6).
+ */
+export const fenceKey = (tag: string) => `weft:{${tag}}:fence`;
+
 /** The layout version `weft:{g}:meta` records (the Redis store's "schema version"). */
 export const LAYOUT_VERSION = 1;
 

@@ -14,13 +14,14 @@
  * callback throws (a savepoint), as on the SQL stores.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
 import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
-import type { CommitPlan } from './commit-script.js';
+import { CommitPlan } from './commit-script.js';
 import {
   asStoreError,
   connect,
@@ -29,13 +30,21 @@ import {
   type RedisUrl,
 } from './connection.js';
 import { durabilityWarning } from './durability.js';
-import { globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
+import { fenceKey, globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
 
 /** How many times a transaction runs before a conflict is the caller's. */
 export const TRANSACTION_TRIES = 50;
+
+/**
+ * The lease of a cluster commit's fence (a client that died between its two phases
+ * leaves one this long), and how many times a transaction refused only by a fence waits
+ * for it to go, beyond its {@link TRANSACTION_TRIES}.
+ */
+const FENCE_LEASE_MS = 2_000;
+const FENCE_WAITS = 400;
 
 /** The open transaction a callback runs in. */
 interface TxFrame {
@@ -181,6 +190,7 @@ class RedisStore {
   private async transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const outer = txContext.getStore();
     if (outer?.owner === this && outer.active) return this.nested(outer, fn);
+    let fenceWaits = 0;
     for (let attempt = 1; ; attempt++) {
       this.assertOpen();
       const frame: TxFrame = {
@@ -204,6 +214,14 @@ class RedisStore {
         return result;
       }
       await this.compensate(frame.tx);
+      if (outcome.field === 'fence' && fenceWaits < FENCE_WAITS) {
+        // Another commit is between its two phases on a slot this one checks: a wait
+        // that does not count as a try (a dead client's fence lasts its lease).
+        fenceWaits++;
+        attempt--;
+        await sleep(5 + Math.random() * 20);
+        continue;
+      }
       if (attempt >= TRANSACTION_TRIES) {
         throw new StoreError(
           `a transaction conflicted ${attempt} times (last on ${outcome.key} ${JSON.stringify(outcome.field)}): others kept changing what it read; nothing it wrote was kept`,
@@ -229,34 +247,53 @@ class RedisStore {
   /**
    * Runs the commit script (nothing to check or write: nothing to do). On a Redis
    * Cluster a script touches one slot, so a commit whose keys are in several slots runs
-   * as one script per slot (docs/store-redis.md, section 6), in a fixed order: the slots
-   * with checks first (`{g}`, then partitions by number), then the slots that only write.
-   * When one slot has checks — a step: its ack, revisions and counters are in its job's
-   * partition — it commits first and alone decides: a conflict there writes nothing
-   * anywhere, and the writes after it cannot conflict. When several slots have checks,
-   * every slot's checks run first on their own (a conflict there writes nothing); a
-   * conflict in a later slot after an earlier one committed (a change that landed in
-   * between) leaves the earlier parts, and the transaction runs again.
+   * as one script per slot (docs/store-redis.md, section 6):
+   *
+   * - A part that checks anything also checks that no other commit's **fence** is on its
+   *   slot, and is refused (the transaction runs again) while one is.
+   * - When one slot has checks — a step: its ack, revisions and counters are in its job's
+   *   partition — that part commits first and alone decides: a conflict there writes
+   *   nothing anywhere, and the parts that only write cannot conflict.
+   * - When several slots have checks, each such part is first **prepared**: its checks
+   *   run and its slot gets this commit's fence, in one script; a refusal takes the fences
+   *   put so far away and writes nothing. With every fence in place nobody else can change
+   *   what the parts checked (other commits and claims in those slots are refused), so
+   *   each part then checks again and writes, and takes its fence away.
+   * - The parts that only write go last. A part's jobs are its own (a job and what it owns
+   *   are in one partition), so a client that dies between two parts leaves each job
+   *   either stepped or not, never half; the job's revision, checked in its slot, keeps a
+   *   re-run from applying a committed part twice.
    */
   private async commit(tx: RedisTx): Promise<CommitOutcome> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
     try {
       if (!this.cluster) return await this.runPlan(plan);
-      const slots = [...plan.bySlot()]
-        .map(([tag, part]) => ({ tag, part, checks: part.checks }))
-        .sort((a, b) => Number(b.checks) - Number(a.checks) || slotOrder(a.tag) - slotOrder(b.tag));
-      if (slots.length === 1) return await this.runPlan(plan);
-      const checked = slots.filter((s) => s.checks);
+      const parts = [...plan.bySlot()]
+        .map(([tag, part]) => ({ tag, part, fence: fenceKey(tag) }))
+        .sort((a, b) => slotOrder(a.tag) - slotOrder(b.tag));
+      const checked = parts.filter((p) => p.part.checks);
+      const token = randomUUID();
       if (checked.length > 1) {
-        const outcomes = await Promise.all(checked.map((s) => this.runPlan(s.part.checksOnly())));
-        const refused = outcomes.find((outcome) => outcome.status !== 'ok');
-        if (refused) return refused;
+        const prepared = await Promise.all(
+          checked.map((p) => this.runPlan(p.part.prepare(p.fence, token, FENCE_LEASE_MS))),
+        );
+        const refused = prepared.find((outcome) => outcome.status !== 'ok');
+        if (refused) {
+          await Promise.all(
+            checked
+              .filter((_, i) => prepared[i]?.status === 'ok')
+              .map((p) => this.runPlan(CommitPlan.release(p.fence, token))),
+          );
+          return refused;
+        }
       }
-      for (const { part } of slots) {
-        const outcome = await this.runPlan(part);
-        if (outcome.status !== 'ok') return outcome;
-      }
+      const outcomes = await Promise.all(
+        checked.map((p) => this.runPlan(p.part.fenced(p.fence, token))),
+      );
+      const refused = outcomes.find((outcome) => outcome.status !== 'ok');
+      if (refused) return refused;
+      for (const p of parts) if (!p.part.checks) await this.runPlan(p.part);
       return { status: 'ok' };
     } catch (error) {
       throw asStoreError(error, this.url);

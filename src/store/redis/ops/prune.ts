@@ -21,7 +21,7 @@ import { getJob, indexJob } from './jobs.js';
 import { ownedBy } from './owned.js';
 import { dropMessage, jobMessages } from './streams.js';
 
-/** Where timers and waiters live (partition 0, whichever job they name). */
+/** Where waiters live (partition 0, whichever job they name). */
 const P0 = SINGLE_PARTITION;
 
 type Cursor = { finishedAt: number; id: string };
@@ -139,8 +139,8 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
   const visited = new Set<string>();
 
   for (const id of jobs) {
-    // The job's own partition (timers and waiters are in partition 0; a dead letter is in
-    // its message's).
+    // The job's own partition (its timers are there too; waiters are in partition 0, a
+    // dead letter in its message's).
     const P = await tx.partitionOf(id);
     await tx.lockRevision(K.revisions(P), id);
     const job = records.get(id) as JobRecord;
@@ -164,14 +164,15 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       return true;
     };
     for (const key of owned.get('timer') ?? []) {
-      const text = await tx.hget(K.timer(P0), key);
+      // A timer is in its message's job's partition: the job that noted it, this one.
+      const text = await tx.hget(K.timer(P), key);
       if (!text || !once('timer', key)) continue;
       const job = (JSON.parse(text) as NewTimer).message.job;
       if (!job || !gone.has(job)) continue;
       count('timers', 1);
       if (o.dryRun) continue;
-      tx.hset(K.timer(P0), [[key, null]]);
-      tx.member(K.timers(P0), key, null);
+      tx.hset(K.timer(P), [[key, null]]);
+      tx.member(K.timers(P), key, null);
     }
     for (const key of owned.get('waiter') ?? []) {
       const text = await tx.hget(K.waiters(P0), key);

@@ -35,7 +35,7 @@ import {
   DEFAULT_PAGE,
   deliveryLimit,
 } from '../../stream-options.js';
-import { globalKeys as G, idOf, partitionKeys as K, member } from '../keys.js';
+import { fenceKey, globalKeys as G, idOf, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { noteOwner } from './owned.js';
 
@@ -253,10 +253,11 @@ async function claimIn(
   const prefix = K.message(P, '');
   const limit = deliveryLimit(options.maxDeliveries);
   const reply = await tx.redis.weftClaim(
-    4,
+    5,
     ...keys,
     K.ids(P, stream),
     K.deadLetters(P),
+    fenceKey(`p${P}`),
     String(now),
     String(max),
     options.consumer,
