@@ -12,6 +12,9 @@
  *   its root is its parent's and the hash already puts it there: no lookup, no race. A
  *   child whose id is not so named gets an entry in the directory `weft:{g}:where`,
  *   written before the job is (an entry whose job never came is harmless).
+ * - A signal key's waiter and buffered signals live in the partition its key hashes to
+ *   (a signal names only its key), so registering a waiter from a step, or delivering a
+ *   signal to it, commits to two slots: the key's and the job's.
  * - A message's id carries its partition: ids are `seq × count + partition`, `seq` from
  *   the one `weft:{g}:msgid` counter, so ids still grow in append order and an ack, which
  *   names only the id, finds the message's slot without a lookup. With one partition an
@@ -56,6 +59,14 @@ export class Partitions {
     if (this.count === 1) return 0;
     const dot = job.indexOf('.');
     return fnv1a(dot < 0 ? job : job.slice(0, dot)) % this.count;
+  }
+
+  /**
+   * The partition of a signal key's waiter and buffered signals: a hash of the whole key
+   * (a signal names only its key, not the job waiting on it).
+   */
+  ofKey(key: string): number {
+    return this.count === 1 ? 0 : fnv1a(key) % this.count;
   }
 
   /** The partition of a message, from its id. */

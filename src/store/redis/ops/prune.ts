@@ -14,15 +14,12 @@ import { checkPruneOptions, prunableFamilies } from '../../prune-options.js';
 import { PRUNED_TABLES } from '../../pruned-tables.js';
 import type { JobRecord, NewTimer, PruneOptions, PruneResult, QueueItem } from '../../records.js';
 import type { StoredWaiter } from '../../signal-delivery.js';
-import { globalKeys as G, partitionKeys as K, member, SEP, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K, member, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { jobDimensions } from './activities.js';
 import { getJob, indexJob } from './jobs.js';
 import { ownedBy } from './owned.js';
 import { dropMessage, jobMessages } from './streams.js';
-
-/** Where waiters live (partition 0, whichever job they name). */
-const P0 = SINGLE_PARTITION;
 
 type Cursor = { finishedAt: number; id: string };
 
@@ -139,7 +136,7 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
   const visited = new Set<string>();
 
   for (const id of jobs) {
-    // The job's own partition (its timers are there too; waiters are in partition 0, a
+    // The job's own partition (its timers are there too; a waiter is in its key's, a
     // dead letter in its message's).
     const P = await tx.partitionOf(id);
     await tx.lockRevision(K.revisions(P), id);
@@ -175,12 +172,13 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       tx.member(K.timers(P), key, null);
     }
     for (const key of owned.get('waiter') ?? []) {
-      const text = await tx.hget(K.waiters(P0), key);
+      const at = tx.partitions.ofKey(key);
+      const text = await tx.hget(K.waiters(at), key);
       if (!text || !once('waiter', key)) continue;
       const w = JSON.parse(text) as StoredWaiter;
       if (!(w.job && gone.has(w.job)) && !(w.messageJob && gone.has(w.messageJob))) continue;
       count('waiters', 1);
-      if (!o.dryRun) tx.hset(K.waiters(P0), [[key, null]]);
+      if (!o.dryRun) tx.hset(K.waiters(at), [[key, null]]);
     }
     for (const dead of owned.get('dead') ?? []) {
       const at = tx.partitions.ofMessage(dead);
