@@ -288,8 +288,16 @@ class RedisStore {
           return refused;
         }
       }
+      // `{g}` first (parts are sorted so), then the partitions at once.
+      const [first, ...rest] = checked;
+      if (first && first.tag === 'g') {
+        const outcome = await this.runPlan(first.part.fenced(first.fence, token));
+        if (outcome.status !== 'ok') return outcome;
+      }
       const outcomes = await Promise.all(
-        checked.map((p) => this.runPlan(p.part.fenced(p.fence, token))),
+        (first?.tag === 'g' ? rest : checked).map((p) =>
+          this.runPlan(p.part.fenced(p.fence, token)),
+        ),
       );
       const refused = outcomes.find((outcome) => outcome.status !== 'ok');
       if (refused) return refused;
