@@ -113,6 +113,32 @@ describe.skipIf(!redisCluster || skipBackend)('Redis store on a three-master Red
     }
   });
 
+  it('holds back the commits and claims of a partition while another commit’s fence is on it', async () => {
+    const store = await open((location as TestStoreLocation).url);
+    await store.createJob({ id: 'fenced', workflow: 'w', version: 1, model: 'graph', input: null });
+    const [key] = [...(await jobKeysByNode()).values()].flat();
+    const tag = /^weft:\{(p\d+)\}:job:fenced$/.exec(key as string)?.[1];
+    expect(tag).toBeDefined();
+    await store.append([{ stream: 's', job: 'fenced', payload: 1 }]);
+    const { nodes } = await cluster();
+    const raw = new Cluster(nodes.map((n) => ({ host: '127.0.0.1', port: n.port })));
+    raw.on('error', () => {});
+    try {
+      // What a commit over several checked slots leaves between its two phases.
+      await raw.set(`weft:{${tag}}:fence`, 'another-commit', 'PX', 60_000);
+      expect(await store.claim('s', { consumer: 'c', leaseMs: 60_000 })).toEqual([]);
+      const moving = store.updateJob('fenced', { output: 'moved' });
+      expect((await store.getJob('fenced'))?.output).toBeNull();
+      // The fence goes (its commit wrote, or its lease ran out): both go through.
+      await raw.del(`weft:{${tag}}:fence`);
+      await moving;
+      expect((await store.getJob('fenced'))?.output).toBe('moved');
+      expect(await store.claim('s', { consumer: 'c', leaseMs: 60_000 })).toHaveLength(1);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it('fixes its partition count when it is first created, in weft:{g}:meta', async () => {
     const url = (location as TestStoreLocation).url;
     await open(`${url}?partitions=5`);
