@@ -139,6 +139,25 @@ describe.skipIf(!redisCluster || skipBackend)('Redis store on a three-master Red
     }
   });
 
+  it('warns at open, naming the master, when one master of the cluster would lose committed steps', async () => {
+    const url = (location as TestStoreLocation).url;
+    const warnings: string[] = [];
+    const onWarning = (m: string) => warnings.push(m);
+    stores.push(await openStore(url, { onWarning }));
+    expect(warnings).toEqual([]);
+    const { nodes } = await cluster();
+    const last = nodes.at(-1)?.port as number;
+    try {
+      await withNode(last, (r) => r.config('SET', 'appendfsync', 'everysec'));
+      stores.push(await openStore(url, { onWarning }));
+    } finally {
+      await withNode(last, (r) => r.config('SET', 'appendfsync', 'always'));
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('appendfsync everysec');
+    expect(warnings[0]).toContain(`:${last})`);
+  });
+
   it('fixes its partition count when it is first created, in weft:{g}:meta', async () => {
     const url = (location as TestStoreLocation).url;
     await open(`${url}?partitions=5`);
