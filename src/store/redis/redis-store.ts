@@ -288,17 +288,19 @@ class RedisStore {
           return refused;
         }
       }
-      // `{g}` first (parts are sorted so), then the partitions at once.
+      // `{g}` first (parts are sorted so), then the partitions at once. A part refused
+      // here (its fence's lease ran out and what it checked changed) takes its fence away.
+      const write = async (p: (typeof parts)[number]) => {
+        const outcome = await this.runPlan(p.part.fenced(p.fence, token));
+        if (outcome.status !== 'ok') await this.runPlan(CommitPlan.release(p.fence, token));
+        return outcome;
+      };
       const [first, ...rest] = checked;
       if (first && first.tag === 'g') {
-        const outcome = await this.runPlan(first.part.fenced(first.fence, token));
+        const outcome = await write(first);
         if (outcome.status !== 'ok') return outcome;
       }
-      const outcomes = await Promise.all(
-        (first?.tag === 'g' ? rest : checked).map((p) =>
-          this.runPlan(p.part.fenced(p.fence, token)),
-        ),
-      );
+      const outcomes = await Promise.all((first?.tag === 'g' ? rest : checked).map(write));
       const refused = outcomes.find((outcome) => outcome.status !== 'ok');
       if (refused) return refused;
       for (const p of parts) if (!p.part.checks) await this.runPlan(p.part);
