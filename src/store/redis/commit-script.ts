@@ -269,7 +269,8 @@ export class CommitPlan {
   prepare(fenceKey: string, token: string, leaseMs: number): CommitPlan {
     const plan = new CommitPlan();
     plan.op(true, 'fence', { key: fenceKey }, token);
-    plan.ops.push(...this.ops.filter((op) => op.check));
+    // A loop, not a spread: a big step has more ops than a call takes arguments.
+    for (const op of this.ops) if (op.check) plan.ops.push(op);
     plan.op(false, 'fset', { key: fenceKey }, token, String(leaseMs));
     return plan;
   }
@@ -281,7 +282,7 @@ export class CommitPlan {
   fenced(fenceKey: string, token: string): CommitPlan {
     const plan = new CommitPlan();
     plan.op(true, 'fence', { key: fenceKey }, token);
-    plan.ops.push(...this.ops);
+    for (const op of this.ops) plan.ops.push(op);
     plan.op(false, 'fdel', { key: fenceKey }, token);
     return plan;
   }
@@ -311,7 +312,7 @@ export class CommitPlan {
     if (untagged) {
       plans.delete('');
       const first = plans.values().next().value;
-      if (first) first.ops.push(...untagged.ops);
+      if (first) for (const op of untagged.ops) first.ops.push(op);
       else plans.set('', untagged);
     }
     return plans;
