@@ -30,18 +30,24 @@ if (!postgres) {
 const redis = redisProject();
 if (!redis.run) console.warn(`weft: ${redis.skipped}; the redis test project is skipped`);
 
-const backend = (name: 'sqlite' | 'postgres' | 'redis') => ({
+const backend = (name: 'sqlite' | 'postgres' | 'redis' | 'redis-cluster') => ({
   extends: true as const,
   test: {
     ...shared,
     name,
-    include: name === 'redis' ? [...redis.include] : ['test/backend/**/*.test.ts'],
+    include:
+      name === 'redis'
+        ? [...redis.include]
+        : name === 'redis-cluster'
+          ? [...redis.cluster]
+          : ['test/backend/**/*.test.ts'],
     // Test files share their worker processes instead of each importing src/ afresh in a
     // new one (docs/testing.md, "The suite itself"): each still gets fresh stores of its
     // own, and must stop what it starts and leave process-wide state as it found it. On
     // Redis each process starts one server and gives every fresh store a database of it,
     // numbered on across the files the process runs.
-    isolate: false,
+    // A cluster has one database, so the redis-cluster project keeps a process per file.
+    isolate: name === 'redis-cluster',
     env: { WEFT_TEST_STORE: name },
     ...(name === 'postgres' ? { globalSetup: ['test/support/postgres-global.ts'] } : {}),
   },
@@ -84,6 +90,8 @@ export default defineConfig({
       backend('sqlite'),
       ...(postgres ? [backend('postgres')] : []),
       ...(redis.run ? [backend('redis')] : []),
+      // The same Redis store on a three-master Redis Cluster (test/support/redis-cluster.ts).
+      ...(redis.cluster.length > 0 ? [backend('redis-cluster')] : []),
     ],
   },
 });

@@ -1,8 +1,8 @@
 /**
  * Store URLs, parsed in one place. `sqlite:<path>` (or `sqlite::memory:`) opens the
  * embedded store (its directory must exist, except for the default `./.weft/weft.db`); `postgres://` or `postgresql://` opens PostgreSQL; `redis://[user:pass@]host:port[/db]`
- * opens the Redis store (docs/store-redis.md; `redis+cluster://` is refused until the
- * cluster is built). Anything else is a {@link ValidationError} that says what is accepted.
+ * opens the Redis store on one server, and `redis+cluster://[user:pass@]host:port,host:port,…`
+ * on a Redis Cluster (docs/store-redis.md). Anything else is a {@link ValidationError} that says what is accepted.
  */
 import { normalize } from 'node:path';
 import { ValidationError } from '../core/errors.js';
@@ -46,6 +46,13 @@ export type StoreUrl =
       password: string | undefined;
       /** The URL without its password, for messages. */
       redacted: string;
+      /**
+       * `redis+cluster://`: the cluster's seed nodes (`host`/`port` are the first); absent
+       * for one server.
+       */
+      cluster?: { host: string; port: number }[];
+      /** `?partitions=N` (cluster only): the partition count a new store is created with. */
+      partitions?: number;
     };
 
 const HINT =
@@ -145,12 +152,7 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
 /** `redis://[user:pass@]host:port[/db]`; a typed error for anything else of that scheme. */
 function parseRedisUrl(text: string): StoreUrl {
   const redacted = redactUrl(text);
-  if (/^redis\+cluster:/i.test(text)) {
-    throw new ValidationError(
-      `redis+cluster:// is not supported yet (the Redis store runs on one server for now, docs/store-redis.md): ${JSON.stringify(redacted)}`,
-      'store URL',
-    );
-  }
+  if (/^redis\+cluster:/i.test(text)) return parseRedisClusterUrl(text, redacted);
   let parsed: URL;
   try {
     parsed = new URL(text);
@@ -184,5 +186,74 @@ function parseRedisUrl(text: string): StoreUrl {
     username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
     redacted,
+  };
+}
+
+/** The most partitions a cluster store may be created with. */
+export const MAX_REDIS_PARTITIONS = 1024;
+
+const CLUSTER_HINT = 'use redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N]';
+
+/**
+ * `redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N]`: the seed nodes of a
+ * Redis Cluster (ioredis finds the rest), each with its port; a cluster has database 0
+ * only, so a path is refused; `partitions` is the partition count a new store is created
+ * with (an existing store keeps its own).
+ */
+function parseRedisClusterUrl(text: string, redacted: string): StoreUrl {
+  const bad = (what: string): never => {
+    throw new ValidationError(
+      `${what} in ${JSON.stringify(redacted)}; ${CLUSTER_HINT}`,
+      'store URL',
+    );
+  };
+  const rest = text.replace(/^redis\+cluster:\/\//i, '');
+  const query = rest.indexOf('?');
+  const beforeQuery = query < 0 ? rest : rest.slice(0, query);
+  const params = new URLSearchParams(query < 0 ? '' : rest.slice(query + 1));
+  const at = beforeQuery.lastIndexOf('@');
+  const userinfo = at < 0 ? undefined : beforeQuery.slice(0, at);
+  const afterUser = at < 0 ? beforeQuery : beforeQuery.slice(at + 1);
+  const slash = afterUser.indexOf('/');
+  const hostList = slash < 0 ? afterUser : afterUser.slice(0, slash);
+  const path = slash < 0 ? '' : afterUser.slice(slash + 1);
+  if (path !== '' && path !== '0') {
+    bad(`a Redis Cluster has only database 0, got ${JSON.stringify(path)}`);
+  }
+  if (hostList === '') bad('no cluster nodes');
+  const nodes = hostList.split(',').map((node) => {
+    const match = /^(\[[^\]]+\]|[^:[\]]+):(\d+)$/.exec(node);
+    if (!match) bad(`a cluster node must be host:port, got ${JSON.stringify(node)}`);
+    const [, host = '', portText = ''] = match as RegExpExecArray;
+    const port = Number(portText);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      bad(`the port of ${JSON.stringify(node)} must be 1 to 65535`);
+    }
+    return { host: host.replace(/^\[(.*)\]$/, '$1'), port };
+  });
+  let partitions: number | undefined;
+  for (const [name, value] of params) {
+    if (name !== 'partitions') bad(`unknown parameter ${JSON.stringify(name)}`);
+    partitions = Number(value);
+    if (!/^\d+$/.test(value) || partitions < 1 || partitions > MAX_REDIS_PARTITIONS) {
+      bad(
+        `partitions must be an integer from 1 to ${MAX_REDIS_PARTITIONS}, got ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  const colon = userinfo?.indexOf(':') ?? -1;
+  const username = userinfo === undefined ? '' : colon < 0 ? userinfo : userinfo.slice(0, colon);
+  const password = userinfo === undefined || colon < 0 ? '' : userinfo.slice(colon + 1);
+  const first = nodes[0] as { host: string; port: number };
+  return {
+    dialect: 'redis',
+    host: first.host,
+    port: first.port,
+    db: 0,
+    username: username ? decodeURIComponent(username) : undefined,
+    password: password ? decodeURIComponent(password) : undefined,
+    redacted,
+    cluster: nodes,
+    ...(partitions !== undefined && { partitions }),
   };
 }

@@ -52,12 +52,39 @@ describe('parseStoreUrl', () => {
     });
   });
 
+  it('reads a Redis Cluster URL: its seed nodes, credentials and partition count', () => {
+    expect(parseStoreUrl('redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002')).toEqual({
+      dialect: 'redis',
+      host: '10.0.0.1',
+      port: 7000,
+      db: 0,
+      username: undefined,
+      password: undefined,
+      redacted: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002',
+      cluster: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    const url = parseStoreUrl('redis+cluster://weft:s3cret@a:7000,b:7001/0?partitions=32');
+    expect(url).toMatchObject({ username: 'weft', password: 's3cret', partitions: 32 });
+    if (url.dialect !== 'redis') throw new Error('expected redis');
+    expect(url.redacted).not.toContain('s3cret');
+  });
+
   it.each([
     ['', /empty/],
     ['   ', /empty/],
     ['sqlite:', /no database path/],
     ['mysql://localhost/db', /unsupported store scheme "mysql:"/],
-    ['redis+cluster://a:7000,b:7001', /redis\+cluster:\/\/ is not supported yet/],
+    ['redis+cluster://', /no cluster nodes/],
+    ['redis+cluster://a:7000,b', /a cluster node must be host:port, got "b"/],
+    ['redis+cluster://a:7000,b:70000', /the port of "b:70000" must be 1 to 65535/],
+    ['redis+cluster://a:7000/3', /a Redis Cluster has only database 0, got "3"/],
+    ['redis+cluster://a:7000?partitions=0', /partitions must be an integer from 1 to 1024/],
+    ['redis+cluster://a:7000?partitions=x', /partitions must be an integer/],
+    ['redis+cluster://a:7000?tls=1', /unknown parameter "tls"/],
     ['redis://localhost/zero', /Redis database must be a number/],
     ['redis://localhost:6379/0?tls=1', /takes no parameters/],
     ['redis://[bad', /malformed Redis URL/],

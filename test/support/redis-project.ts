@@ -9,6 +9,12 @@
  * - `all` (or `1`): every backend file runs on Redis, as on SQLite and PostgreSQL;
  * - `off`: it is left out.
  *
+ * The `redis-cluster` project (the same store on a three-master Redis Cluster started from
+ * the same `redis-server`, test/support/redis-cluster.ts) runs with `required` (CI) and
+ * `all`: {@link CLUSTER_FILES} with `required`, every backend file with `all`. Left out of a
+ * plain `npm test`: six server processes per test process are a heavy start for every
+ * contributor's run.
+ *
  * Without `all` it runs {@link REDIS_FILES}: what only a store's own behaviour can break
  * (the store contract, the engines and workers on it, crash safety). The other backend
  * files (the CLI, the HTTP server, the dashboard, tracing, the docs' examples) drive the
@@ -37,10 +43,24 @@ export const REDIS_FILES: readonly string[] = [
   'test/backend/cli/pipe-output.test.ts',
 ];
 
+/**
+ * The backend files (globs) the `redis-cluster` project runs with `required`: the store
+ * contract and the Redis store's own files (the cluster's among them), the graph engine,
+ * and the chaos run across the three masters.
+ */
+export const CLUSTER_FILES: readonly string[] = [
+  'test/backend/store/**/*.test.ts',
+  'test/backend/redis/**/*.test.ts',
+  'test/backend/engine/**/*.test.ts',
+  'test/backend/crash/chaos.test.ts',
+];
+
 /** Whether the `redis` project runs, and which files. */
 export interface RedisProject {
   run: boolean;
   include: readonly string[];
+  /** The files of the `redis-cluster` project; none when it does not run. */
+  cluster: readonly string[];
   /** Why it does not run, when it does not. */
   skipped?: string;
 }
@@ -49,12 +69,14 @@ export interface RedisProject {
 export function redisProject(env: NodeJS.ProcessEnv = process.env): RedisProject {
   const mode = env.WEFT_TEST_REDIS ?? '';
   const every = ['test/backend/**/*.test.ts'];
-  if (mode === 'off') return { run: false, include: [], skipped: 'WEFT_TEST_REDIS=off' };
-  if (mode === 'all' || mode === '1') return { run: true, include: every };
-  if (mode === 'required') return { run: true, include: REDIS_FILES };
+  if (mode === 'off') {
+    return { run: false, include: [], cluster: [], skipped: 'WEFT_TEST_REDIS=off' };
+  }
+  if (mode === 'all' || mode === '1') return { run: true, include: every, cluster: every };
+  if (mode === 'required') return { run: true, include: REDIS_FILES, cluster: CLUSTER_FILES };
   if (mode !== '') {
     throw new Error(`WEFT_TEST_REDIS=${mode}: expected required, all, 1 or off (or unset)`);
   }
-  if (findRedisServer(env)) return { run: true, include: REDIS_FILES };
-  return { run: false, include: [], skipped: 'redis-server not found' };
+  if (findRedisServer(env)) return { run: true, include: REDIS_FILES, cluster: [] };
+  return { run: false, include: [], cluster: [], skipped: 'redis-server not found' };
 }

@@ -49,7 +49,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function binary(): string {
+export function binary(): string {
   const found = findRedisServer();
   if (found) return found;
   throw new Error(
@@ -75,11 +75,12 @@ export function redisServerInstalled(): boolean {
 
 /**
  * Starts a `redis-server` on `port` (a free one when absent) in `dir` (a new temp
- * directory when absent), durable (`appendfsync always`), and waits until it answers.
+ * directory when absent), durable (`appendfsync always`), and waits until it answers;
+ * `args` are more command-line settings (a cluster node's, redis-cluster.ts).
  * The caller stops it ({@link stopRedisServer}); the watchdog does when this process dies.
  */
 export async function startRedisServer(
-  options: { port?: number; dir?: string } = {},
+  options: { port?: number; dir?: string; args?: string[] } = {},
 ): Promise<RedisServer> {
   const bin = binary();
   let lastError = '';
@@ -91,6 +92,7 @@ export async function startRedisServer(
       ...['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
       ...['--databases', String(DATABASES), '--logfile', join(dir, 'server.log')],
       ...['--protected-mode', 'no'],
+      ...(options.args ?? []),
     ];
     const child = spawn(
       'sh',

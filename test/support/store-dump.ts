@@ -47,7 +47,7 @@ export async function dumpStore(url: string): Promise<string> {
       db.close();
     }
   } else if (parsed.dialect === 'redis') {
-    Object.assign(tables, await dumpRedis(url));
+    Object.assign(tables, await dumpRedis(url, parsed.cluster));
   } else {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: parsed.connectionString });
@@ -80,14 +80,23 @@ export async function dumpStore(url: string): Promise<string> {
     .join('\n');
 }
 
-/** Every key of a Redis store's database, as text, by key. */
-async function dumpRedis(url: string): Promise<Record<string, string[]>> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url);
+/** Every key of a Redis store's database (on a cluster: of every master), as text, by key. */
+async function dumpRedis(
+  url: string,
+  cluster?: { host: string; port: number }[],
+): Promise<Record<string, string[]>> {
+  const { Cluster, Redis } = await import('ioredis');
+  const redis = cluster ? new Cluster(cluster) : new Redis(url);
   redis.on('error', () => {});
   try {
     const out: Record<string, string[]> = {};
-    const keys = (await redis.keys('*')).sort();
+    // A cluster client knows its masters once it has the slots (after its first reply).
+    await redis.ping();
+    const keys = (
+      redis instanceof Cluster
+        ? (await Promise.all(redis.nodes('master').map((node) => node.keys('*')))).flat()
+        : await redis.keys('*')
+    ).sort();
     for (const key of keys) {
       const type = await redis.type(key);
       let rows: string[];

@@ -3,7 +3,8 @@
  * `WEFT_TEST_STORE=sqlite` (a real SQLite file in a temp dir), `postgres` (a real
  * PostgreSQL server the vitest run shares, one new database per call) or `redis`
  * (a real redis-server this test file starts for itself, one logical database per call;
- * the Redis store is being built, docs/store-redis.md).
+ * the Redis store is being built, docs/store-redis.md) or `redis-cluster` (a real
+ * three-master Redis Cluster this test file starts for itself, emptied between calls).
  *
  * `WEFT_TEST_POSTGRES=required` (set by CI) turns a missing PostgreSQL into a failure;
  * otherwise the PostgreSQL project is skipped when no server can be started.
@@ -19,9 +20,16 @@ import type { StoreOptions } from '../../src/store/store-options.js';
 export const backend: 'sqlite' | 'postgres' | 'redis' =
   process.env.WEFT_TEST_STORE === 'postgres'
     ? 'postgres'
-    : process.env.WEFT_TEST_STORE === 'redis'
+    : process.env.WEFT_TEST_STORE === 'redis' || process.env.WEFT_TEST_STORE === 'redis-cluster'
       ? 'redis'
       : 'sqlite';
+
+/**
+ * True when the Redis backend runs on a three-master Redis Cluster
+ * (`WEFT_TEST_STORE=redis-cluster`, test/support/redis-cluster.ts) rather than one server.
+ * `backend` is `redis` either way: the store is the same.
+ */
+export const redisCluster: boolean = process.env.WEFT_TEST_STORE === 'redis-cluster';
 
 /** A fresh, empty store location: its URL and how to remove it. */
 export interface TestStoreLocation {
@@ -37,6 +45,10 @@ export async function freshStoreUrl(): Promise<TestStoreLocation> {
       url: `sqlite:${join(dir, 'weft.db')}`,
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
+  }
+  if (redisCluster) {
+    const { freshRedisClusterLocation } = await import('./redis-cluster.js');
+    return freshRedisClusterLocation();
   }
   if (backend === 'redis') {
     const { freshRedisLocation } = await import('./redis-server.js');

@@ -4,7 +4,9 @@
  */
 
 /**
- * Claims up to `max` messages of a stream claimable at `now` (KEYS: due, held, ids, dead;
+ * Claims up to `max` messages of a stream claimable at `now` (KEYS: due, held, ids, dead,
+ * and the partition's commit fence: while a commit over several slots has its fence on
+ * the partition, nothing is claimed there, as what that commit checked must not change;
  * ARGV: now, max, consumer, lease end, maxHeld or '', message key prefix, maxDeliveries
  * or '', dead-letter key prefix, job-messages key prefix): with maxDeliveries, every
  * claimable message delivered that many times or more is first moved to the dead letters
@@ -13,6 +15,7 @@
  * availableAt for each claimed one (what an undo restores; a burial is not undone).
  */
 export const CLAIM_SCRIPT = `
+if KEYS[5] and redis.call('EXISTS', KEYS[5]) == 1 then return {} end
 local now = ARGV[1]
 local max = tonumber(ARGV[2])
 if ARGV[5] ~= '' then

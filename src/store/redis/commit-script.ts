@@ -10,10 +10,15 @@
  * Checks: `eq k f present value` (hash field holds value, or is absent when present is
  * 0), `rev k f value` (a revision, absent counting as 0), `new k f` (a field that must
  * not exist yet: a journal entry), `own k token` (a lock this transaction took is still
- * its own). Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
+ * its own), `fence k token` (no other commit's fence is on the slot: absent, or this
+ * token; a cluster's commit over several checked slots, docs/store-redis.md section 6).
+ * Writes: `hset k n f v…`, `hdel k n f…`, `hincr k f d`
  * (the seed's HINCRBY), `zadd k score member`, `zrem k member`, `bump k f` (a job's
  * revision), `unlock k token`, `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
- * counter, its seq from the list's length), `pub channel`.
+ * counter, its seq from the list's length; `histn k id tail` with an id taken before,
+ * on a store of several partitions), `pub channel`, `spub channel` (sharded, on a
+ * cluster), `fset k token ms` (puts the fence, with a lease), `fdel k token` (takes this
+ * token's fence away).
  *
  * It answers `{'ok'}`, `{'conflict', key, field}` (a read changed: nothing was written,
  * the transaction runs again) or `{'exists', key, field}` (a journal entry written twice).
@@ -40,6 +45,10 @@ while a[i] ~= '|' do
   elseif op == 'own' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) ~= token then return {'conflict', k, 'lock'} end
+  elseif op == 'fence' then
+    local k = nextKey(); local token = nextArg()
+    local have = redis.call('GET', k)
+    if have and have ~= token then return {'conflict', k, 'fence'} end
   elseif op == 'new' then
     local k = nextKey(); local f = nextArg()
     if redis.call('HEXISTS', k, f) == 1 then return {'exists', k, f} end
@@ -75,13 +84,25 @@ while i <= #a do
     local id = redis.call('INCR', ids)
     local seq = redis.call('LLEN', k) + 1
     redis.call('RPUSH', k, '{"id":"' .. id .. '","seq":' .. seq .. ',' .. tail)
+  elseif op == 'histn' then
+    local k = nextKey(); local id = nextArg(); local tail = nextArg()
+    local seq = redis.call('LLEN', k) + 1
+    redis.call('RPUSH', k, '{"id":"' .. id .. '","seq":' .. seq .. ',' .. tail)
   elseif op == 'unlock' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) == token then redis.call('DEL', k) end
   elseif op == 'del' then
     redis.call('DEL', nextKey())
+  elseif op == 'fset' then
+    local k = nextKey(); local token = nextArg(); local ms = nextArg()
+    redis.call('SET', k, token, 'PX', ms)
+  elseif op == 'fdel' then
+    local k = nextKey(); local token = nextArg()
+    if redis.call('GET', k) == token then redis.call('DEL', k) end
   elseif op == 'pub' then
     redis.call('PUBLISH', nextArg(), '1')
+  elseif op == 'spub' then
+    redis.call('SPUBLISH', nextKey(), '1')
   else
     return redis.error_reply('weft commit: unknown write ' .. tostring(op))
   end
@@ -92,102 +113,208 @@ return {'ok'}
 /** The most field/value pairs one `hset` (or fields one `hdel`) carries: Lua's unpack has a limit. */
 export const HASH_CHUNK = 500;
 
+/** One check or write of a commit: its words, keys marked to be numbered into KEYS. */
+interface PlannedOp {
+  check: boolean;
+  /** The hash tag (the cluster slot) the op's keys are in. */
+  tag: string;
+  words: (string | { key: string })[];
+}
+
+/** A key's hash tag as Redis Cluster reads it: the text inside its first `{…}`, else the key. */
+export function hashTag(key: string): string {
+  const open = key.indexOf('{');
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) return key.slice(open + 1, close);
+  }
+  return key;
+}
+
 /**
  * A commit being encoded: keys are numbered as they are first used, checks and writes
- * kept apart until {@link CommitPlan.args} joins them with `|`.
+ * kept apart until {@link CommitPlan.args} joins them with `|`. {@link CommitPlan.bySlot}
+ * splits it into one plan per hash tag, for a Redis Cluster, where one script touches one
+ * slot (docs/store-redis.md, section 6).
  */
 export class CommitPlan {
-  readonly keys: string[] = [];
-  private readonly index = new Map<string, string>();
-  private readonly checks: string[] = [];
-  private readonly writes: string[] = [];
+  private readonly ops: PlannedOp[] = [];
 
-  private key(key: string): string {
-    let n = this.index.get(key);
-    if (n === undefined) {
-      this.keys.push(key);
-      n = String(this.keys.length);
-      this.index.set(key, n);
-    }
-    return n;
+  private op(check: boolean, ...words: (string | { key: string })[]): void {
+    const first = words.find((w): w is { key: string } => typeof w !== 'string');
+    this.ops.push({ check, tag: first ? hashTag(first.key) : '', words });
   }
 
   /** The hash field still holds `value` (`undefined`: is still absent). */
   checkField(key: string, field: string, value: string | undefined): void {
-    this.checks.push('eq', this.key(key), field, value === undefined ? '0' : '1', value ?? '');
+    this.op(true, 'eq', { key }, field, value === undefined ? '0' : '1', value ?? '');
   }
 
   /** The revision in `key`'s `field` is still `value`. */
   checkRevision(key: string, field: string, value: string): void {
-    this.checks.push('rev', this.key(key), field, value);
+    this.op(true, 'rev', { key }, field, value);
   }
 
   /** The hash field does not exist yet. */
   checkNew(key: string, field: string): void {
-    this.checks.push('new', this.key(key), field);
+    this.op(true, 'new', { key }, field);
   }
 
   /** The lock at `key` is still held with `token`. */
   checkLock(key: string, token: string): void {
-    this.checks.push('own', this.key(key), token);
+    this.op(true, 'own', { key }, token);
   }
 
   /** Releases the lock at `key` when it is still held with `token`. */
   unlock(key: string, token: string): void {
-    this.writes.push('unlock', this.key(key), token);
+    this.op(false, 'unlock', { key }, token);
   }
 
   hset(key: string, pairs: [string, string][]): void {
     for (let start = 0; start < pairs.length; start += HASH_CHUNK) {
       const chunk = pairs.slice(start, start + HASH_CHUNK);
-      this.writes.push('hset', this.key(key), String(chunk.length));
-      for (const [field, value] of chunk) this.writes.push(field, value);
+      this.op(false, 'hset', { key }, String(chunk.length), ...chunk.flat());
     }
   }
 
   hdel(key: string, fields: string[]): void {
     for (let start = 0; start < fields.length; start += HASH_CHUNK) {
       const chunk = fields.slice(start, start + HASH_CHUNK);
-      this.writes.push('hdel', this.key(key), String(chunk.length), ...chunk);
+      this.op(false, 'hdel', { key }, String(chunk.length), ...chunk);
     }
   }
 
   hincr(key: string, field: string, delta: bigint): void {
-    this.writes.push('hincr', this.key(key), field, delta.toString());
+    this.op(false, 'hincr', { key }, field, delta.toString());
   }
 
   zadd(key: string, score: number, member: string): void {
-    this.writes.push('zadd', this.key(key), String(score), member);
+    this.op(false, 'zadd', { key }, String(score), member);
   }
 
   zrem(key: string, member: string): void {
-    this.writes.push('zrem', this.key(key), member);
+    this.op(false, 'zrem', { key }, member);
   }
 
   bump(key: string, field: string): void {
-    this.writes.push('bump', this.key(key), field);
+    this.op(false, 'bump', { key }, field);
   }
 
   /** A history line: `tail` is its JSON object without the opening brace. */
   history(key: string, idsKey: string, tail: string): void {
-    this.writes.push('hist', this.key(key), this.key(idsKey), tail);
+    this.op(false, 'hist', { key }, { key: idsKey }, tail);
+  }
+
+  /**
+   * A history line whose id was taken before the commit (several partitions: ids come
+   * from one `{g}` counter, so they grow across the store); its seq is still numbered here.
+   */
+  historyWithId(key: string, id: string, tail: string): void {
+    this.op(false, 'histn', { key }, id, tail);
   }
 
   del(key: string): void {
-    this.writes.push('del', this.key(key));
+    this.op(false, 'del', { key });
   }
 
+  /** A notice on a pub/sub channel (any node's clients hear it). */
   publish(channel: string): void {
-    this.writes.push('pub', channel);
+    this.op(false, 'pub', channel);
+  }
+
+  /**
+   * A notice on a sharded channel (`SPUBLISH`), heard by the clients of the node serving
+   * the channel's slot: the channel carries the hash tag of the partition it is about.
+   */
+  publishSharded(channel: string): void {
+    // The channel goes in KEYS: it routes the script to its slot's node.
+    this.op(false, 'spub', { key: channel });
   }
 
   /** Whether the commit neither checks nor writes anything. */
   get empty(): boolean {
-    return this.writes.length === 0 && this.checks.length === 0;
+    return this.ops.length === 0;
   }
 
-  /** ARGV: the checks, `|`, the writes. */
-  args(): string[] {
-    return [...this.checks, '|', ...this.writes];
+  /** Whether the commit checks anything. */
+  get checks(): boolean {
+    return this.ops.some((op) => op.check);
+  }
+
+  /** The keys (KEYS) and then ARGV (the checks, `|`, the writes), in one array. */
+  encode(): { keys: string[]; args: string[] } {
+    const keys: string[] = [];
+    const index = new Map<string, string>();
+    const word = (w: string | { key: string }): string => {
+      if (typeof w === 'string') return w;
+      let n = index.get(w.key);
+      if (n === undefined) {
+        keys.push(w.key);
+        n = String(keys.length);
+        index.set(w.key, n);
+      }
+      return n;
+    };
+    const checks: string[] = [];
+    const writes: string[] = [];
+    for (const op of this.ops) (op.check ? checks : writes).push(...op.words.map(word));
+    return { keys, args: [...checks, '|', ...writes] };
+  }
+
+  /**
+   * The first phase of a commit over several checked slots, for one slot's part: its
+   * checks, and that no other commit's fence is on the slot; then it puts this commit's
+   * fence (`fenceKey`, `token`, a lease of `leaseMs`). It writes nothing else.
+   */
+  prepare(fenceKey: string, token: string, leaseMs: number): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(true, 'fence', { key: fenceKey }, token);
+    // A loop, not a spread: a big step has more ops than a call takes arguments.
+    for (const op of this.ops) if (op.check) plan.ops.push(op);
+    plan.op(false, 'fset', { key: fenceKey }, token, String(leaseMs));
+    return plan;
+  }
+
+  /**
+   * This part checked again under its fence (or no fence at all: its lease ran out and
+   * nobody else's is there), written, and the fence taken away.
+   */
+  fenced(fenceKey: string, token: string): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(true, 'fence', { key: fenceKey }, token);
+    for (const op of this.ops) plan.ops.push(op);
+    plan.op(false, 'fdel', { key: fenceKey }, token);
+    return plan;
+  }
+
+  /** Takes a fence away (a commit whose other part was refused). */
+  static release(fenceKey: string, token: string): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(false, 'fdel', { key: fenceKey }, token);
+    return plan;
+  }
+
+  /**
+   * One plan per hash tag (a notice goes with the slot of its channel; an unsharded one
+   * with the first plan), in the order of first use.
+   */
+  bySlot(): Map<string, CommitPlan> {
+    const plans = new Map<string, CommitPlan>();
+    for (const op of this.ops) {
+      let plan = plans.get(op.tag);
+      if (!plan) {
+        plan = new CommitPlan();
+        plans.set(op.tag, plan);
+      }
+      plan.ops.push(op);
+    }
+    const untagged = plans.get('');
+    if (untagged) {
+      plans.delete('');
+      const first = plans.values().next().value;
+      if (first) for (const op of untagged.ops) first.ops.push(op);
+      else plans.set('', untagged);
+    }
+    return plans;
   }
 }

@@ -15,7 +15,7 @@ import { COMMIT_SCRIPT } from './commit-script.js';
  * costs about 40 ms more (Node scans its files for their named exports), on every `weft`
  * command that opens a Redis store.
  */
-const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+const { Cluster, Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
 
 /** A parsed Redis URL. */
 export type RedisUrl = Extract<StoreUrl, { dialect: 'redis' }>;
@@ -28,22 +28,13 @@ export interface RedisConnection extends IORedis.Redis {
   weftUnclaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }
 
-/** Opens a connection; `StoreError` `STORE_UNREACHABLE` when the server does not answer. */
+/**
+ * Opens a connection; `StoreError` `STORE_UNREACHABLE` when the server does not answer.
+ * A `redis+cluster://` URL opens an ioredis `Cluster` ({@link clusterClient}), which has
+ * the same commands, each sent to the node serving its key's slot.
+ */
 export async function connect(url: RedisUrl): Promise<RedisConnection> {
-  const redis = new Redis({
-    host: url.host,
-    port: url.port,
-    db: url.db,
-    ...(url.username !== undefined && { username: url.username }),
-    ...(url.password !== undefined && { password: url.password }),
-    lazyConnect: true,
-    enableAutoPipelining: true,
-    // A lost connection is retried for a while; a command waits for it, then fails.
-    maxRetriesPerRequest: 20,
-    // No CLIENT SETINFO at connect: two commands fewer for every `weft` command, which
-    // opens a connection, runs a few reads and exits.
-    disableClientInfo: true,
-  }) as RedisConnection;
+  const redis = url.cluster ? clusterClient(url) : serverClient(url);
   redis.defineCommand('weftCommit', { lua: COMMIT_SCRIPT });
   redis.defineCommand('weftClaim', { lua: CLAIM_SCRIPT });
   redis.defineCommand('weftUnclaim', { lua: UNCLAIM_SCRIPT });
@@ -61,6 +52,52 @@ export async function connect(url: RedisUrl): Promise<RedisConnection> {
     });
   }
   return redis;
+}
+
+/** A client of one server. */
+function serverClient(url: RedisUrl): RedisConnection {
+  return new Redis({
+    host: url.host,
+    port: url.port,
+    db: url.db,
+    ...(url.username !== undefined && { username: url.username }),
+    ...(url.password !== undefined && { password: url.password }),
+    lazyConnect: true,
+    enableAutoPipelining: true,
+    // A lost connection is retried for a while; a command waits for it, then fails.
+    maxRetriesPerRequest: 20,
+    // No CLIENT SETINFO at connect: two commands fewer for every `weft` command, which
+    // opens a connection, runs a few reads and exits.
+    disableClientInfo: true,
+  }) as RedisConnection;
+}
+
+/**
+ * A client of a Redis Cluster, from its seed nodes. Its commands are those of a one-server
+ * client (ioredis routes each by its key's slot; a script by its first key's), so the
+ * store uses it through the same type; sharded pub/sub (`SSUBSCRIBE`) gets one subscriber
+ * connection per master.
+ */
+function clusterClient(url: RedisUrl): RedisConnection {
+  const cluster = new Cluster(url.cluster ?? [], {
+    lazyConnect: true,
+    enableAutoPipelining: true,
+    // ioredis groups auto-pipelined commands by the slot of their first argument, which
+    // for the scripts (`weftCommit(n, [keys…, args…])`) is not a key: they go alone.
+    autoPipeliningIgnoredCommands: ['weftCommit', 'weftClaim', 'weftUnclaim', 'evalsha', 'eval'],
+    shardedSubscribers: true,
+    redisOptions: {
+      ...(url.username !== undefined && { username: url.username }),
+      ...(url.password !== undefined && { password: url.password }),
+      maxRetriesPerRequest: 20,
+    },
+  });
+  return cluster as unknown as RedisConnection;
+}
+
+/** Whether a connection is a Redis Cluster client. */
+export function isCluster(redis: RedisConnection): boolean {
+  return (redis as unknown) instanceof Cluster;
 }
 
 function messageOf(error: unknown): string {

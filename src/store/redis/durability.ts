@@ -4,13 +4,30 @@
  * `redis-server` and a power cut; anything else loses committed steps in some crash, and
  * the store says which setting and what it loses.
  */
-import type { RedisConnection } from './connection.js';
+import type { Cluster, Redis } from 'ioredis';
+import { isCluster, type RedisConnection } from './connection.js';
 
-/** The warning the server's persistence settings call for; undefined when they are durable. */
+/**
+ * The warning the server's persistence settings call for; undefined when they are durable.
+ * On a Redis Cluster every master is read, and the first that would lose steps is named.
+ */
 export async function durabilityWarning(
   redis: RedisConnection,
   where: string,
 ): Promise<string | undefined> {
+  if (!isCluster(redis)) return serverWarning(redis, where);
+  for (const node of (redis as unknown as Cluster).nodes('master')) {
+    const warning = await serverWarning(
+      node,
+      `${where} (master ${node.options.host}:${node.options.port})`,
+    );
+    if (warning) return warning;
+  }
+  return undefined;
+}
+
+/** {@link durabilityWarning} of one server. */
+async function serverWarning(redis: Redis, where: string): Promise<string | undefined> {
   let settings: Map<string, string>;
   try {
     const reply = (await redis.call('CONFIG', 'GET', 'append*')) as string[];

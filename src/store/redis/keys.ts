@@ -14,11 +14,6 @@ export const SEP = '\u001f';
 /** The partition every job lives in while the store runs on one server. */
 export const SINGLE_PARTITION = 0;
 
-/** The partition of a job (phase 1: always {@link SINGLE_PARTITION}). */
-export function partitionOf(_job: string): number {
-  return SINGLE_PARTITION;
-}
-
 const tag = (partition: number) => `weft:{p${partition}}`;
 
 /** Keys of one partition. */
@@ -91,6 +86,8 @@ export const partitionKeys = {
   signals: (p: number) => `${tag(p)}:signals`,
   /** Pub/sub channel of a notice key (`stream:<name>`, `job:<id>`). */
   notice: (key: string) => `weft:n:${key}`,
+  /** On a cluster: the sharded channel of a notice key in partition p's slot. */
+  shardedNotice: (p: number, key: string) => `${tag(p)}:n:${key}`,
 };
 
 /** Global keys. */
@@ -121,9 +118,25 @@ export const globalKeys = {
   schedules: 'weft:{g}:schedules',
   /** Hash: workflow → its retention policy record as JSON. */
   retention: 'weft:{g}:retention',
+  /** String counter: history line ids on a store of several partitions (taken on append). */
+  historyIds: 'weft:{g}:histid',
   /** String counter: message ids (taken when a transaction appends, before it commits). */
   messageIds: 'weft:{g}:msgid',
+  /**
+   * Hash: job id → partition, for a job that does not live where its id hashes to (a
+   * child job lives in its parent's partition; partitions.ts). Written before the commit
+   * that creates the job; an entry whose job was never created is harmless.
+   */
+  where: 'weft:{g}:where',
 };
+
+/**
+ * String (a token, with a lease): the fence of a commit over several checked slots on a
+ * Redis Cluster, in the slot of hash tag `tag` (`g` or `p<N>`). While it is there, every
+ * other commit that checks anything in the slot, and every claim there, is refused and
+ * runs again (docs/store-redis.md, section 6).
+ */
+export const fenceKey = (tag: string) => `weft:{${tag}}:fence`;
 
 /** The layout version `weft:{g}:meta` records (the Redis store's "schema version"). */
 export const LAYOUT_VERSION = 1;

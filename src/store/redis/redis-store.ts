@@ -14,20 +14,37 @@
  * callback throws (a savepoint), as on the SQL stores.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
 import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
-import { asStoreError, connect, type RedisConnection, type RedisUrl } from './connection.js';
+import { CommitPlan } from './commit-script.js';
+import {
+  asStoreError,
+  connect,
+  isCluster,
+  type RedisConnection,
+  type RedisUrl,
+} from './connection.js';
 import { durabilityWarning } from './durability.js';
-import { globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
+import { fenceKey, globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
+import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
 
 /** How many times a transaction runs before a conflict is the caller's. */
 export const TRANSACTION_TRIES = 50;
+
+/**
+ * The lease of a cluster commit's fence (a client that died between its two phases
+ * leaves one this long), and how many times a transaction refused only by a fence waits
+ * for it to go, beyond its {@link TRANSACTION_TRIES}.
+ */
+const FENCE_LEASE_MS = 2_000;
+const FENCE_WAITS = 400;
 
 /** The open transaction a callback runs in. */
 interface TxFrame {
@@ -46,19 +63,40 @@ export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}):
   const clock = options.clock ?? new SystemClock();
   const redis = await connect(url);
   let migration: MigrationReport;
+  let partitions: Partitions;
   try {
-    // Both reads in one round trip (the connection pipelines what is sent together).
+    // The layout and durability reads in one round trip (the connection pipelines what
+    // is sent together); the partition count once the layout is there.
     const [found, warning] = await Promise.all([
       layout(redis, url, options.migrate ?? true),
       durabilityWarning(redis, url.redacted),
     ]);
     migration = found;
+    partitions = new Partitions(await partitionCount(redis, url));
     if (warning) (options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`)))(warning);
   } catch (error) {
     redis.disconnect();
     throw asStoreError(error, url);
   }
-  return new RedisStore(redis, url, clock, migration).store;
+  return new RedisStore(redis, url, clock, migration, partitions).store;
+}
+
+/**
+ * The store's partition count: fixed when the store is first created (`HSETNX` of
+ * `partitions` in `weft:{g}:meta`, so two processes creating it agree), and read back
+ * ever after. A store from before partitions has one.
+ */
+async function partitionCount(redis: RedisConnection, url: RedisUrl): Promise<number> {
+  const wanted = url.partitions ?? (url.cluster ? DEFAULT_CLUSTER_PARTITIONS : 1);
+  await redis.hsetnx(globalKeys.meta, 'partitions', String(wanted));
+  const stored = Number((await redis.hget(globalKeys.meta, 'partitions')) ?? 1);
+  if (!Number.isInteger(stored) || stored < 1) {
+    throw new StoreError(
+      `the Redis store at ${url.redacted} records ${stored} partitions in weft:{g}:meta; expected a positive integer`,
+      { code: 'SCHEMA_TOO_NEW' },
+    );
+  }
+  return stored;
 }
 
 /** The layout version found, and recorded when the store is new. */
@@ -94,6 +132,13 @@ async function quit(redis: RedisConnection): Promise<void> {
   await redis.quit().catch(() => redis.disconnect());
 }
 
+/** The order a split commit runs its slots in: `{g}` first, then partitions by number. */
+function slotOrder(tag: string): number {
+  if (tag === 'g') return -1;
+  const partition = /^p(\d+)$/.exec(tag);
+  return partition ? Number(partition[1]) : Number.MAX_SAFE_INTEGER;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -107,13 +152,17 @@ class RedisStore {
   private subscriber: RedisConnection | undefined;
   private closed = false;
   private readonly clock: Clock;
+  /** True on a Redis Cluster. */
+  private readonly cluster: boolean;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly url: RedisUrl,
     clock: Clock,
     migration: MigrationReport,
+    private readonly partitions: Partitions,
   ) {
+    this.cluster = isCluster(redis);
     // Times are stored as whole milliseconds.
     this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
     const direct = redisStoreTx((op) => this.direct(op));
@@ -146,9 +195,14 @@ class RedisStore {
   private async transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const outer = txContext.getStore();
     if (outer?.owner === this && outer.active) return this.nested(outer, fn);
+    let fenceWaits = 0;
     for (let attempt = 1; ; attempt++) {
       this.assertOpen();
-      const frame: TxFrame = { owner: this, tx: new RedisTx(this.redis, this.clock), active: true };
+      const frame: TxFrame = {
+        owner: this,
+        tx: new RedisTx(this.redis, this.clock, this.partitions, this.cluster),
+        active: true,
+      };
       let result: T;
       let outcome: CommitOutcome;
       try {
@@ -160,8 +214,19 @@ class RedisStore {
         await this.compensate(frame.tx);
         throw error;
       }
-      if (outcome.status === 'ok') return result;
+      if (outcome.status === 'ok') {
+        await frame.tx.committed();
+        return result;
+      }
       await this.compensate(frame.tx);
+      if (outcome.field === 'fence' && fenceWaits < FENCE_WAITS) {
+        // Another commit is between its two phases on a slot this one checks: a wait
+        // that does not count as a try (a dead client's fence lasts its lease).
+        fenceWaits++;
+        attempt--;
+        await sleep(5 + Math.random() * 20);
+        continue;
+      }
       if (attempt >= TRANSACTION_TRIES) {
         throw new StoreError(
           `a transaction conflicted ${attempt} times (last on ${outcome.key} ${JSON.stringify(outcome.field)}): others kept changing what it read; nothing it wrote was kept`,
@@ -184,16 +249,76 @@ class RedisStore {
     }
   }
 
-  /** Runs the commit script (nothing to check or write: nothing to do). */
+  /**
+   * Runs the commit script (nothing to check or write: nothing to do). On a Redis
+   * Cluster a script touches one slot, so a commit whose keys are in several slots runs
+   * as one script per slot (docs/store-redis.md, section 6):
+   *
+   * - A part that checks anything also checks that no other commit's **fence** is on its
+   *   slot, and is refused (the transaction runs again) while one is.
+   * - When one slot has checks — a step: its ack, revisions and counters are in its job's
+   *   partition — that part commits first and alone decides: a conflict there writes
+   *   nothing anywhere, and the parts that only write cannot conflict.
+   * - When several slots have checks, each such part is first **prepared**: its checks
+   *   run and its slot gets this commit's fence, in one script; a refusal takes the fences
+   *   put so far away and writes nothing. With every fence in place nobody else can change
+   *   what the parts checked (other commits and claims in those slots are refused), so
+   *   each part then checks again and writes, and takes its fence away.
+   * - The parts that only write go last. A part's jobs are its own (a job and what it owns
+   *   are in one partition), so a client that dies between two parts leaves each job
+   *   either stepped or not, never half; the job's revision, checked in its slot, keeps a
+   *   re-run from applying a committed part twice.
+   */
   private async commit(tx: RedisTx): Promise<CommitOutcome> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
-    let reply: string[];
     try {
-      reply = await this.redis.weftCommit(plan.keys.length, plan.keys.concat(plan.args()));
+      if (!this.cluster) return await this.runPlan(plan);
+      const parts = [...plan.bySlot()]
+        .map(([tag, part]) => ({ tag, part, fence: fenceKey(tag) }))
+        .sort((a, b) => slotOrder(a.tag) - slotOrder(b.tag));
+      const checked = parts.filter((p) => p.part.checks);
+      const token = randomUUID();
+      if (checked.length > 1) {
+        const prepared = await Promise.all(
+          checked.map((p) => this.runPlan(p.part.prepare(p.fence, token, FENCE_LEASE_MS))),
+        );
+        const refused = prepared.find((outcome) => outcome.status !== 'ok');
+        if (refused) {
+          await Promise.all(
+            checked
+              .filter((_, i) => prepared[i]?.status === 'ok')
+              .map((p) => this.runPlan(CommitPlan.release(p.fence, token))),
+          );
+          return refused;
+        }
+      }
+      // `{g}` first (parts are sorted so), then the partitions at once. A part refused
+      // here (its fence's lease ran out and what it checked changed) takes its fence away.
+      const write = async (p: (typeof parts)[number]) => {
+        const outcome = await this.runPlan(p.part.fenced(p.fence, token));
+        if (outcome.status !== 'ok') await this.runPlan(CommitPlan.release(p.fence, token));
+        return outcome;
+      };
+      const [first, ...rest] = checked;
+      if (first && first.tag === 'g') {
+        const outcome = await write(first);
+        if (outcome.status !== 'ok') return outcome;
+      }
+      const outcomes = await Promise.all((first?.tag === 'g' ? rest : checked).map(write));
+      const refused = outcomes.find((outcome) => outcome.status !== 'ok');
+      if (refused) return refused;
+      for (const p of parts) if (!p.part.checks) await this.runPlan(p.part);
+      return { status: 'ok' };
     } catch (error) {
       throw asStoreError(error, this.url);
     }
+  }
+
+  /** Runs one commit script. */
+  private async runPlan(plan: CommitPlan): Promise<CommitOutcome> {
+    const { keys, args } = plan.encode();
+    const reply = await this.redis.weftCommit(keys.length, keys.concat(args));
     const [status, key = '', field = ''] = reply;
     if (status === 'ok') return { status: 'ok' };
     // A field that had to be new and exists now: another transaction wrote it; running
@@ -237,8 +362,10 @@ class RedisStore {
     const off = this.hub.add(key, listener);
     const count = (this.listening.get(key) ?? 0) + 1;
     this.listening.set(key, count);
+    let channels: string[] = [];
     try {
-      if (count === 1) await (await this.subscriberConnection()).subscribe(CHANNEL_PREFIX + key);
+      channels = await this.channels(notice, key);
+      if (count === 1) await this.listen(channels, true);
     } catch (error) {
       off();
       this.forget(key);
@@ -250,9 +377,35 @@ class RedisStore {
       done = true;
       off();
       if (this.forget(key) && this.subscriber && !this.closed) {
-        await this.subscriber.unsubscribe(CHANNEL_PREFIX + key).catch(() => {});
+        await this.listen(channels, false).catch(() => {});
       }
     };
+  }
+
+  /**
+   * The channels a notice comes on: one, on one server; on a cluster, the sharded channel
+   * of every partition for a stream (its messages are in all of them), of the job's
+   * partition for a job.
+   */
+  private async channels(notice: Notice, key: string): Promise<string[]> {
+    if (!this.cluster) return [CHANNEL_PREFIX + key];
+    if (notice.kind === 'job') {
+      return [partitionKeys.shardedNotice(await this.partitions.of(this.redis, notice.id), key)];
+    }
+    return this.partitions.all().map((p) => partitionKeys.shardedNotice(p, key));
+  }
+
+  /** Subscribes (or unsubscribes) the notice connection to channels. */
+  private async listen(channels: string[], on: boolean): Promise<void> {
+    const subscriber = await this.subscriberConnection();
+    if (!this.cluster) {
+      await (on ? subscriber.subscribe(...channels) : subscriber.unsubscribe(...channels));
+      return;
+    }
+    // A sharded subscription names channels of one slot: one call per channel.
+    await Promise.all(
+      channels.map((c) => (on ? subscriber.ssubscribe(c) : subscriber.sunsubscribe(c))),
+    );
   }
 
   /** One listener of `key` fewer; true when it had the last. */
@@ -275,6 +428,11 @@ class RedisStore {
       if (channel.startsWith(CHANNEL_PREFIX)) {
         this.hub.publish([channel.slice(CHANNEL_PREFIX.length)]);
       }
+    });
+    // On a cluster: `weft:{p<N>}:n:<key>`, heard from the node serving partition N.
+    subscriber.on('smessage', (channel: string) => {
+      const at = channel.indexOf('}:n:');
+      if (at >= 0) this.hub.publish([channel.slice(at + 4)]);
     });
     this.subscriber = subscriber;
     return subscriber;

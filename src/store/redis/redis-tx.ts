@@ -10,9 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
-import { CommitPlan } from './commit-script.js';
+import { CommitPlan, hashTag } from './commit-script.js';
 import type { RedisConnection } from './connection.js';
-import { partitionKeys } from './keys.js';
+import { globalKeys, partitionKeys } from './keys.js';
+import { Partitions } from './partitions.js';
 
 /** What a commit came to. */
 export type CommitOutcome =
@@ -29,8 +30,11 @@ interface Seen {
 /** A history line waiting for the commit, which numbers it. */
 interface PendingLine {
   key: string;
+  /** The partition's id counter, or (several partitions) the id taken already. */
   idsKey: string;
   tail: string;
+  /** True when `idsKey` is the line's id. */
+  numbered: boolean;
 }
 
 /** The state of one attempt. */
@@ -52,7 +56,10 @@ export class RedisTx {
   /** Jobs whose owned data this transaction writes: revision key → jobs. */
   private readonly touched = new Map<string, Set<string>>();
   private readonly lines: PendingLine[] = [];
-  private readonly notices = new Set<string>();
+  /** Notice keys to publish, each with the partition it is about (its channel's slot). */
+  private readonly notices = new Map<string, number>();
+  /** Jobs this attempt creates, with the partition each is placed in. */
+  private readonly placed = new Map<string, Promise<number>>();
   /** Keys deleted whole at commit (before the fields written after the delete). */
   private readonly deleted = new Set<string>();
   private readonly undo: (() => void)[] = [];
@@ -67,7 +74,55 @@ export class RedisTx {
   constructor(
     readonly redis: RedisConnection,
     readonly clock: Clock,
+    /** The store's partitions (one on a single server unless it was created with more). */
+    readonly partitions: Partitions = new Partitions(1),
+    /** True on a Redis Cluster: a commit is split by slot, notices are sharded. */
+    readonly cluster = false,
   ) {}
+
+  /** The partition a job lives in (see partitions.ts), as this attempt sees it. */
+  async partitionOf(job: string): Promise<number> {
+    const placed = this.placed.get(job);
+    if (placed) return placed;
+    if (this.partitions.count === 1) return 0;
+    // Looked up once per attempt (a job's partition never changes).
+    let found = this.located.get(job);
+    if (!found) {
+      found = this.partitions.of(this.redis, job);
+      this.located.set(job, found);
+    }
+    return found;
+  }
+
+  /** Partitions looked up in this attempt. */
+  private readonly located = new Map<string, Promise<number>>();
+
+  /**
+   * Places a job this attempt creates in `partition` (a child's is its parent's); where
+   * that is not its id's hash, the commit writes the directory entry too.
+   */
+  place(job: string, partition: Promise<number>): Promise<void> {
+    // Registered at once, before the first await: the writes a unit issues with the
+    // create (the job's messages, history, counters) ask for its partition meanwhile.
+    const known = this.placed.get(job);
+    if (known) return known.then(() => {});
+    this.placed.set(job, partition);
+    this.undo.push(() => this.placed.delete(job));
+    // Written now, before the commit that creates the job: a reader that finds the job
+    // finds the entry first; an entry whose job never came is harmless.
+    return partition.then(async (p) => {
+      if (p !== this.partitions.hashed(job)) {
+        await this.redis.hset(globalKeys.where, job, String(p));
+      }
+    });
+  }
+
+  /** After the commit: the jobs placed here are known to the store. */
+  async committed(): Promise<void> {
+    for (const [job, partition] of this.placed) {
+      this.partitions.remember(job, await partition);
+    }
+  }
 
   /** Whole milliseconds from the store's clock. */
   now(): number {
@@ -146,9 +201,29 @@ export class RedisTx {
   async lockRead(
     items: { revisionKey: string; job: string; key: string }[],
   ): Promise<Map<string, string>[]> {
-    const multi = this.redis.multi();
-    for (const item of items) multi.hget(item.revisionKey, item.job).hgetall(item.key);
-    const replies = (await multi.exec()) ?? [];
+    // One MULTI per slot: on a cluster, a MULTI's keys share a slot (a job's two keys do).
+    const bySlot = new Map<string, number[]>();
+    items.forEach((item, i) => {
+      const tag = hashTag(item.key);
+      const list = bySlot.get(tag);
+      if (list) list.push(i);
+      else bySlot.set(tag, [i]);
+    });
+    const replies: [Error | null, unknown][] = [];
+    await Promise.all(
+      [...bySlot.values()].map(async (indexes) => {
+        const multi = this.redis.multi();
+        for (const i of indexes) {
+          const item = items[i] as (typeof items)[number];
+          multi.hget(item.revisionKey, item.job).hgetall(item.key);
+        }
+        const got = (await multi.exec()) ?? [];
+        indexes.forEach((i, j) => {
+          replies[2 * i] = got[2 * j] as [Error | null, unknown];
+          replies[2 * i + 1] = got[2 * j + 1] as [Error | null, unknown];
+        });
+      }),
+    );
     return items.map((item, i) => {
       const [revError, revision] = replies[2 * i] ?? [];
       const [allError, stored] = replies[2 * i + 1] ?? [];
@@ -392,16 +467,21 @@ export class RedisTx {
   }
 
   /** A history line for the commit to number and append. */
-  appendLine(key: string, idsKey: string, tail: string): void {
-    this.lines.push({ key, idsKey, tail });
+  appendLine(key: string, idsKey: string, tail: string, numbered = false): void {
+    this.lines.push({ key, idsKey, tail, numbered });
     this.undo.push(() => this.lines.pop());
   }
 
-  /** A notice key (`stream:<name>`, `job:<id>`) to publish when the commit lands. */
-  notify(key: string): void {
-    if (this.notices.has(key)) return;
-    this.notices.add(key);
-    this.undo.push(() => this.notices.delete(key));
+  /**
+   * A notice key (`stream:<name>`, `job:<id>`) to publish when the commit lands; on a
+   * cluster, on the sharded channel of `partition` (where the message or job is).
+   */
+  notify(key: string, partition = 0): void {
+    const p = this.cluster ? partition : 0;
+    const at = `${p}\u0000${key}`;
+    if (this.notices.has(at)) return;
+    this.notices.set(at, p);
+    this.undo.push(() => this.notices.delete(at));
   }
 
   // ── savepoints and commit ─────────────────────────────────────────────
@@ -456,9 +536,16 @@ export class RedisTx {
     for (const [revisionKey, jobs] of this.touched) {
       for (const job of jobs) plan.bump(revisionKey, job);
     }
-    for (const line of this.lines) plan.history(line.key, line.idsKey, line.tail);
+    for (const line of this.lines) {
+      if (line.numbered) plan.historyWithId(line.key, line.idsKey, line.tail);
+      else plan.history(line.key, line.idsKey, line.tail);
+    }
     for (const [key, token] of this.locks) plan.unlock(key, token);
-    for (const key of this.notices) plan.publish(partitionKeys.notice(key));
+    for (const [at, partition] of this.notices) {
+      const key = at.slice(at.indexOf('\u0000') + 1);
+      if (this.cluster) plan.publishSharded(partitionKeys.shardedNotice(partition, key));
+      else plan.publish(partitionKeys.notice(key));
+    }
     return plan;
   }
 }

@@ -16,7 +16,7 @@ import type { ActivityState } from '../../../core/states.js';
 import { activityRow, DEFAULT_ACTIVITY_STATUS } from '../../activity-write.js';
 import type { ActivityRecord, ActivityWrite, ErrorRecord, Json } from '../../records.js';
 import type { ActivityKey } from '../../store.js';
-import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
+import { partitionKeys as K, SEP } from '../keys.js';
 import { byBytes, type RedisTx } from '../redis-tx.js';
 
 const ATTRIBUTES = [
@@ -30,17 +30,17 @@ const ATTRIBUTES = [
   'updatedAt',
 ] as const;
 
-function keyOf(job: string, dimension: string): string {
-  return K.activities(partitionOf(job), job, dimension);
+async function keyOf(tx: RedisTx, job: string, dimension: string): Promise<string> {
+  return K.activities(await tx.partitionOf(job), job, dimension);
 }
 
 /** The dimensional threads a job has records or counters in, as this transaction sees them. */
-export function jobDimensions(tx: RedisTx, job: string): Promise<string[]> {
-  return tx.zmembers(K.dimensions(partitionOf(job), job));
+export async function jobDimensions(tx: RedisTx, job: string): Promise<string[]> {
+  return tx.zmembers(K.dimensions(await tx.partitionOf(job), job));
 }
 
 /** Upserts activities, stamped with one time. */
-export function putActivities(tx: RedisTx, writes: ActivityWrite[]): void {
+export async function putActivities(tx: RedisTx, writes: ActivityWrite[]): Promise<void> {
   const now = tx.now();
   for (const write of writes) {
     const row = activityRow(write);
@@ -50,8 +50,8 @@ export function putActivities(tx: RedisTx, writes: ActivityWrite[]): void {
       if (name === 'updatedAt' || !row.sets[name]) continue;
       fields.push([`${prefix}${name}`, JSON.stringify(row[name])]);
     }
-    const p = partitionOf(row.job);
-    tx.hset(keyOf(row.job, row.dimension), fields);
+    const p = await tx.partitionOf(row.job);
+    tx.hset(K.activities(p, row.job, row.dimension), fields);
     tx.member(K.dimensions(p, row.job), row.dimension, 0);
     tx.member(K.activityNames(p, row.job), row.activity, 0);
     tx.member(K.newest(p, row.job, row.activity), row.dimension, now);
@@ -97,7 +97,7 @@ export async function getActivities(
       const dimension = k.dimension ?? '';
       const prefix = `${k.activity}${SEP}`;
       const values = await tx.hmget(
-        keyOf(k.job, dimension),
+        await keyOf(tx, k.job, dimension),
         ATTRIBUTES.map((name) => `${prefix}${name}`),
       );
       return toRecord(
@@ -116,7 +116,7 @@ async function threadRecords(
   job: string,
   dimension: string,
 ): Promise<ActivityRecord[]> {
-  const stored = await tx.hgetall(keyOf(job, dimension));
+  const stored = await tx.hgetall(await keyOf(tx, job, dimension));
   const groups = new Map<string, Map<string, string>>();
   for (const [field, value] of stored) {
     const cut = field.lastIndexOf(SEP);
@@ -212,7 +212,7 @@ export async function newestActivities(
   job: string,
   activities?: string[],
 ): Promise<ActivityRecord[]> {
-  const p = partitionOf(job);
+  const p = await tx.partitionOf(job);
   const names = activities ? [...new Set(activities)] : await tx.zmembers(K.activityNames(p, job));
   const perActivity = await Promise.all(
     names.map(async (activity) => {

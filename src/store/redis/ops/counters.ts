@@ -10,12 +10,15 @@
 import { counterName } from '../../counter-key.js';
 import type { CounterRef } from '../../records.js';
 import type { CounterAdd } from '../../store.js';
-import { partitionKeys as K, partitionOf, SEP } from '../keys.js';
+import { partitionKeys as K, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { jobDimensions } from './activities.js';
 
-function keyOf(ref: { job: string; dimension?: string | undefined }): string {
-  return K.counters(partitionOf(ref.job), ref.job, ref.dimension ?? '');
+async function keyOf(
+  tx: RedisTx,
+  ref: { job: string; dimension?: string | undefined },
+): Promise<string> {
+  return K.counters(await tx.partitionOf(ref.job), ref.job, ref.dimension ?? '');
 }
 
 function fieldOf(ref: CounterRef): string {
@@ -30,8 +33,9 @@ function refOf(job: string, dimension: string, field: string): CounterRef {
 /** Reads the counters of `refs` in one `HMGET` per thread, ahead of reads or adds. */
 async function prefetch(tx: RedisTx, refs: CounterRef[]): Promise<void> {
   const byKey = new Map<string, string[]>();
-  for (const ref of refs) {
-    const key = keyOf(ref);
+  const keys = await Promise.all(refs.map((ref) => keyOf(tx, ref)));
+  for (const [i, ref] of refs.entries()) {
+    const key = keys[i] as string;
     const fields = byKey.get(key) ?? [];
     fields.push(fieldOf(ref));
     byKey.set(key, fields);
@@ -40,16 +44,16 @@ async function prefetch(tx: RedisTx, refs: CounterRef[]): Promise<void> {
 }
 
 /** Adds `delta` (from `initial`, or 0, when absent) and returns the new value. */
-export function addCounter(
+export async function addCounter(
   tx: RedisTx,
   ref: CounterRef,
   delta: bigint,
   initial?: bigint,
 ): Promise<bigint> {
-  const p = partitionOf(ref.job);
+  const p = await tx.partitionOf(ref.job);
   tx.touch(K.revisions(p), ref.job);
   tx.member(K.dimensions(p, ref.job), ref.dimension ?? '', 0);
-  return tx.addCounter(keyOf(ref), fieldOf(ref), delta, initial);
+  return tx.addCounter(await keyOf(tx, ref), fieldOf(ref), delta, initial);
 }
 
 /** Applies several adds; each counter read first in one `HMGET` per job. */
@@ -65,7 +69,7 @@ export async function addCounters(tx: RedisTx, adds: CounterAdd[]): Promise<bigi
 
 /** Reads a counter. */
 export async function getCounter(tx: RedisTx, ref: CounterRef): Promise<bigint | undefined> {
-  const text = await tx.hget(keyOf(ref), fieldOf(ref));
+  const text = await tx.hget(await keyOf(tx, ref), fieldOf(ref));
   return text === undefined ? undefined : BigInt(text);
 }
 
@@ -80,7 +84,7 @@ export async function getCounters(
 
 /** One thread's counters. */
 async function threadRows(tx: RedisTx, job: string, dimension: string) {
-  const stored = await tx.hgetall(keyOf({ job, dimension }));
+  const stored = await tx.hgetall(await keyOf(tx, { job, dimension }));
   return [...stored].map(([field, value]) => ({
     ref: refOf(job, dimension, field),
     value: BigInt(value),

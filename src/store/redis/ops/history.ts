@@ -7,11 +7,11 @@
  */
 import { DEFAULT_HISTORY_LIMIT } from '../../history-row.js';
 import type { HistoryEntry, HistoryQuery, NewHistoryEntry } from '../../records.js';
-import { partitionKeys as K, partitionOf, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
 /** Buffers lines for the commit; a change that is not JSON fails here. */
-export function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): void {
+export async function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): Promise<void> {
   const now = tx.now();
   const tails = entries.map((e) => {
     const text = JSON.stringify({
@@ -25,10 +25,18 @@ export function appendHistory(tx: RedisTx, entries: NewHistoryEntry[]): void {
     });
     return { job: e.job, tail: text.slice(1) };
   });
-  for (const { job, tail } of tails) {
-    const p = partitionOf(job);
-    tx.appendLine(K.history(p, job), K.historyIds(p), tail);
+  if (tx.partitions.count === 1) {
+    for (const { job, tail } of tails) tx.appendLine(K.history(0, job), K.historyIds(0), tail);
+    return;
   }
+  // Several partitions: ids from one counter, taken now, so they grow across the store
+  // (a rolled-back append leaves a gap, as a message id does).
+  const partitions = await Promise.all(tails.map(({ job }) => tx.partitionOf(job)));
+  const last = await tx.redis.incrby(G.historyIds, tails.length);
+  tails.forEach(({ job, tail }, i) => {
+    const id = String(last - tails.length + 1 + i);
+    tx.appendLine(K.history(partitions[i] as number, job), id, tail, true);
+  });
 }
 
 /** A job's lines by seq, after `afterSeq`, at most `limit`. */
@@ -40,11 +48,13 @@ export async function historyOfJob(
   const after = Math.max(0, query.afterSeq ?? 0);
   const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
   if (limit <= 0) return [];
-  const lines = await tx.redis.lrange(K.history(partitionOf(job), job), after, after + limit - 1);
+  const key = K.history(await tx.partitionOf(job), job);
+  const lines = await tx.redis.lrange(key, after, after + limit - 1);
   return lines.map((line) => JSON.parse(line) as HistoryEntry);
 }
 
-/** The high-water mark of history line ids. */
+/** The high-water mark of history line ids (the partition's counter, or `{g}`'s). */
 export async function lastStep(tx: RedisTx): Promise<number> {
-  return Number((await tx.redis.get(K.historyIds(SINGLE_PARTITION))) ?? 0);
+  const key = tx.partitions.count === 1 ? K.historyIds(0) : G.historyIds;
+  return Number((await tx.redis.get(key)) ?? 0);
 }

@@ -13,7 +13,7 @@ import { jobMove } from '../../job-move.js';
 import { type JobQuery, jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { JobCounts, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
-import { partitionKeys as K, partitionOf } from '../keys.js';
+import { partitionKeys as K } from '../keys.js';
 import { byBytes, type RedisTx } from '../redis-tx.js';
 import { jobEnded } from './queues.js';
 
@@ -67,11 +67,16 @@ type Indexed = Pick<JobRecord, 'id' | 'state' | 'workflow' | 'parentId' | 'finis
 
 /**
  * Moves a job's index memberships from what it was (`before`, undefined for a new job,
- * or for one removed when `after` is undefined) to what it is.
+ * or for one removed when `after` is undefined) to what it is. The indexes are those of
+ * the job's partition `p`, so the commit that writes the job writes them in its slot.
  */
-export function indexJob(tx: RedisTx, before: Indexed | undefined, after: Indexed | undefined) {
+export function indexJob(
+  tx: RedisTx,
+  p: number,
+  before: Indexed | undefined,
+  after: Indexed | undefined,
+) {
   const job = (after ?? before) as Indexed;
-  const p = partitionOf(job.id);
   if (!before && after) {
     tx.member(K.jobs(p), job.id, 0);
     tx.member(K.jobsOfWorkflow(p, job.workflow), job.id, 0);
@@ -89,27 +94,27 @@ export function indexJob(tx: RedisTx, before: Indexed | undefined, after: Indexe
   else if (before?.finishedAt != null) tx.member(K.jobsEnded(p), job.id, null);
 }
 
-/** Where a job's record and revision live. */
-function where(id: string) {
-  const p = partitionOf(id);
-  return { key: K.job(p, id), revisionKey: K.revisions(p), job: id };
+/** Where a job's record and revision live (its partition: partitions.ts). */
+async function where(tx: RedisTx, id: string) {
+  const p = await tx.partitionOf(id);
+  return { key: K.job(p, id), revisionKey: K.revisions(p), job: id, partition: p };
 }
 
 /** Reads a job (not held: an unlocked read, checked by nobody). */
 export async function getJob(tx: RedisTx, id: string): Promise<JobRecord | undefined> {
-  return toJob(await tx.hgetall(where(id).key));
+  return toJob(await tx.hgetall((await where(tx, id)).key));
 }
 
 /** Reads jobs and holds them: their revisions are checked at commit. */
 export async function lockJobs(tx: RedisTx, ids: string[]): Promise<JobRecord[]> {
   const sorted = [...new Set(ids)].sort();
-  const records = await tx.lockRead(sorted.map(where));
+  const records = await tx.lockRead(await Promise.all(sorted.map((id) => where(tx, id))));
   return records.map(toJob).filter((j): j is JobRecord => j !== undefined);
 }
 
 /** Reads one job and holds it. */
 export async function lockJob(tx: RedisTx, id: string): Promise<JobRecord | undefined> {
-  const [record] = await tx.lockRead([where(id)]);
+  const [record] = await tx.lockRead([await where(tx, id)]);
   return toJob(record as Map<string, string>);
 }
 
@@ -118,12 +123,16 @@ export async function createJob(
   tx: RedisTx,
   job: NewJob,
 ): Promise<{ job: JobRecord; created: boolean }> {
+  // A child lives in its parent's partition: the step that creates it writes one slot.
+  // Placed before the first await (see RedisTx.place); a child named after its parent
+  // hashes there already and needs no directory entry.
+  if (job.parentId) await tx.place(job.id, tx.partitionOf(job.parentId));
   const existing = await lockJob(tx, job.id);
   if (existing) return { job: existing, created: false };
   const record = newJobRecord(job, job.createdAt ?? tx.now());
-  const at = where(job.id);
+  const at = await where(tx, job.id);
   tx.hset(at.key, toFields(record));
-  indexJob(tx, undefined, record);
+  indexJob(tx, at.partition, undefined, record);
   tx.touch(at.revisionKey, job.id);
   return { job: record, created: true };
 }
@@ -156,11 +165,11 @@ export async function setJobState(
   const row = jobPatchRow(patch);
   const finishedAt = row.sets.finishedAt ? row.finishedAt : move.final ? now : null;
   fields.push(['finishedAt', JSON.stringify(finishedAt)]);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, fields);
-  indexJob(tx, job, { ...job, state: to, finishedAt });
+  indexJob(tx, at.partition, job, { ...job, state: to, finishedAt });
   tx.touch(at.revisionKey, id);
-  if (move.notice) tx.notify(move.notice);
+  if (move.notice) tx.notify(move.notice, at.partition);
   if (move.final) await jobEnded(tx, id);
   return true;
 }
@@ -172,9 +181,11 @@ export async function updateJob(tx: RedisTx, id: string, patch: JobPatch): Promi
   const fields = patchFields(patch, tx.now());
   const row = jobPatchRow(patch);
   if (row.sets.finishedAt) fields.push(['finishedAt', JSON.stringify(row.finishedAt)]);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, fields);
-  if (row.sets.finishedAt) indexJob(tx, job, { ...job, finishedAt: row.finishedAt });
+  if (row.sets.finishedAt) {
+    indexJob(tx, at.partition, job, { ...job, finishedAt: row.finishedAt });
+  }
   tx.touch(at.revisionKey, id);
 }
 
@@ -203,7 +214,7 @@ export async function updateJobs(
 export async function setJobInput(tx: RedisTx, id: string, input: Json): Promise<void> {
   const job = await lockJob(tx, id);
   if (!job) throw new NotFoundError('job', id);
-  const at = where(id);
+  const at = await where(tx, id);
   tx.hset(at.key, [
     ['input', JSON.stringify(input)],
     ['updatedAt', JSON.stringify(tx.now())],
@@ -274,24 +285,33 @@ async function* merged(
   }
 }
 
-/** The ids a query may match, in listing order, from the narrowest index that applies. */
-function candidates(tx: RedisTx, query: Omit<JobQuery, 'limit'>): AsyncGenerator<string> {
-  const p = partitionOf('');
+/**
+ * The ids a query may match, in listing order, from the narrowest index that applies.
+ * A job's indexes are in its partition: a parent's children are all in the parent's
+ * (partitions.ts), the other indexes are walked in every partition and merged.
+ */
+async function* candidates(tx: RedisTx, query: Omit<JobQuery, 'limit'>): AsyncGenerator<string> {
   const { descending, after } = query;
   if (query.parentId !== undefined) {
-    return walk(tx, K.jobsOfParent(p, query.parentId), descending, after);
+    const p = await tx.partitionOf(query.parentId);
+    yield* walk(tx, K.jobsOfParent(p, query.parentId), descending, after);
+    return;
   }
+  let keys: (p: number) => string[];
   if (query.workflow !== undefined) {
-    return walk(tx, K.jobsOfWorkflow(p, query.workflow), descending, after);
-  }
-  if (query.states) {
+    const workflow = query.workflow;
+    keys = (p) => [K.jobsOfWorkflow(p, workflow)];
+  } else if (query.states) {
     const states = [...new Set(query.states)];
-    return merged(
-      states.map((state) => walk(tx, K.jobsInState(p, state), descending, after)),
-      descending,
-    );
+    keys = (p) => states.map((state) => K.jobsInState(p, state));
+  } else {
+    keys = (p) => [K.jobs(p)];
   }
-  return walk(tx, K.jobs(p), descending, after);
+  const walks = tx.partitions
+    .all()
+    .flatMap(keys)
+    .map((key) => walk(tx, key, descending, after));
+  yield* walks.length === 1 ? (walks[0] as AsyncGenerator<string>) : merged(walks, descending);
 }
 
 /** The jobs a query matches, in listing order, read a page at a time. */
@@ -331,13 +351,17 @@ export async function listJobs(tx: RedisTx, filter: JobFilter = {}): Promise<Job
   return out;
 }
 
-/** Each state's job count: `ZCARD` of the state indexes, corrected by this transaction's own moves. */
+/**
+ * Each state's job count: `ZCARD` of the state indexes of every partition, corrected by
+ * this transaction's own moves.
+ */
 async function countByState(tx: RedisTx): Promise<JobCounts> {
-  const p = partitionOf('');
   const counts: JobCounts = {};
+  const keys = tx.partitions
+    .all()
+    .flatMap((p) => FLOW_STATES.map((state) => ({ state, key: K.jobsInState(p, state) })));
   await Promise.all(
-    FLOW_STATES.map(async (state) => {
-      const key = K.jobsInState(p, state);
+    keys.map(async ({ state, key }) => {
       let n = await tx.redis.zcard(key);
       const own = [...tx.ownMembers(key)];
       if (own.length > 0) {
@@ -348,7 +372,7 @@ async function countByState(tx: RedisTx): Promise<JobCounts> {
           if (score !== null && !there) n++;
         });
       }
-      if (n > 0) counts[state] = n;
+      if (n > 0) counts[state] = (counts[state] ?? 0) + n;
     }),
   );
   return counts;

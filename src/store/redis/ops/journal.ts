@@ -7,11 +7,11 @@
  */
 import { StoreError } from '../../../core/errors.js';
 import type { JournalEntry, Json } from '../../records.js';
-import { partitionKeys as K, partitionOf } from '../keys.js';
+import { partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 
-function keyOf(job: string): string {
-  return K.journal(partitionOf(job), job);
+async function keyOf(tx: RedisTx, job: string): Promise<string> {
+  return K.journal(await tx.partitionOf(job), job);
 }
 
 /** Appends entries (all or none). */
@@ -19,7 +19,7 @@ export async function appendJournal(tx: RedisTx, entries: JournalEntry[]): Promi
   const batch = new Set<string>();
   for (const e of entries) {
     const id = `${e.job}\u0000${e.seq}`;
-    const stored = await tx.hget(keyOf(e.job), String(e.seq));
+    const stored = await tx.hget(await keyOf(tx, e.job), String(e.seq));
     if (batch.has(id) || stored !== undefined) {
       throw new StoreError(`journal entry ${e.seq} of job ${e.job} exists; entries never change`, {
         code: 'STORE_DUPLICATE',
@@ -29,8 +29,9 @@ export async function appendJournal(tx: RedisTx, entries: JournalEntry[]): Promi
   }
   for (const e of entries) {
     const text = JSON.stringify({ kind: e.kind, key: e.key, data: e.data });
-    tx.hset(keyOf(e.job), [[String(e.seq), text]]);
-    tx.requireNew(keyOf(e.job), String(e.seq));
+    const key = await keyOf(tx, e.job);
+    tx.hset(key, [[String(e.seq), text]]);
+    tx.requireNew(key, String(e.seq));
   }
 }
 
@@ -43,7 +44,7 @@ export async function journalsOfJobs(tx: RedisTx, jobs: string[]): Promise<Journ
 
 /** A job's entries after `afterSeq`, in order. */
 export async function readJournal(tx: RedisTx, job: string, afterSeq = 0): Promise<JournalEntry[]> {
-  const stored = await tx.hgetall(keyOf(job));
+  const stored = await tx.hgetall(await keyOf(tx, job));
   return [...stored]
     .map(([seq, text]) => ({ seq: Number(seq), text }))
     .filter((e) => e.seq > afterSeq)

@@ -14,14 +14,12 @@ import { checkPruneOptions, prunableFamilies } from '../../prune-options.js';
 import { PRUNED_TABLES } from '../../pruned-tables.js';
 import type { JobRecord, NewTimer, PruneOptions, PruneResult, QueueItem } from '../../records.js';
 import type { StoredWaiter } from '../../signal-delivery.js';
-import { globalKeys as G, partitionKeys as K, member, SEP, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K, member, SEP } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { jobDimensions } from './activities.js';
 import { getJob, indexJob } from './jobs.js';
 import { ownedBy } from './owned.js';
 import { dropMessage, jobMessages } from './streams.js';
-
-const P = SINGLE_PARTITION;
 
 type Cursor = { finishedAt: number; id: string };
 
@@ -33,10 +31,14 @@ const PAGE = 200;
 
 /**
  * The ended jobs in (end time, id) order from the cursor's time up to `endedBefore`
- * (exclusive), as this transaction sees the end-time index, a page at a time.
+ * (exclusive), as this transaction sees one partition's end-time index, a page at a time.
  */
-async function* endedJobs(tx: RedisTx, from: number, until: number): AsyncGenerator<Cursor> {
-  const key = K.jobsEnded(P);
+async function* endedIn(
+  tx: RedisTx,
+  key: string,
+  from: number,
+  until: number,
+): AsyncGenerator<Cursor> {
   const own = tx.ownMembers(key);
   const added = [...own]
     .filter(([, at]) => at !== null && at >= from && at < until)
@@ -61,6 +63,24 @@ async function* endedJobs(tx: RedisTx, from: number, until: number): AsyncGenera
     if (page.length < 2 * PAGE) break;
   }
   yield* added;
+}
+
+/** {@link endedIn} of every partition, merged in (end time, id) order. */
+async function* endedJobs(tx: RedisTx, from: number, until: number): AsyncGenerator<Cursor> {
+  const walks = tx.partitions.all().map((p) => endedIn(tx, K.jobsEnded(p), from, until));
+  const heads = await Promise.all(walks.map((w) => w.next()));
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i] as IteratorResult<Cursor>;
+      if (head.done) continue;
+      const best = heads[pick] as IteratorResult<Cursor> | undefined;
+      if (!best || best.done || before(head.value, best.value)) pick = i;
+    }
+    if (pick < 0) return;
+    yield (heads[pick] as IteratorResult<Cursor, undefined>).value as Cursor;
+    heads[pick] = await (walks[pick] as AsyncGenerator<Cursor>).next();
+  }
 }
 
 /** Removes finished jobs and every row they left (or, dry, counts them). */
@@ -98,7 +118,9 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       const j = queue.shift() as JobRecord;
       records.set(j.id, j);
       members.push({ root: top.id, id: j.id, state: j.state, finishedAt: j.finishedAt });
-      const children = await tx.zmembers(K.jobsOfParent(P, j.id));
+      // A parent's children are in its partition (partitions.ts).
+      const at = await tx.partitionOf(j.id);
+      const children = await tx.zmembers(K.jobsOfParent(at, j.id));
       for (const child of await Promise.all(children.map((id) => getJob(tx, id)))) {
         if (child && child.parentId === j.id) queue.push(child);
       }
@@ -114,6 +136,9 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
   const visited = new Set<string>();
 
   for (const id of jobs) {
+    // The job's own partition (its timers are there too; a waiter is in its key's, a
+    // dead letter in its message's).
+    const P = await tx.partitionOf(id);
     await tx.lockRevision(K.revisions(P), id);
     const job = records.get(id) as JobRecord;
     const dimensions = await jobDimensions(tx, id);
@@ -136,6 +161,7 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       return true;
     };
     for (const key of owned.get('timer') ?? []) {
+      // A timer is in its message's job's partition: the job that noted it, this one.
       const text = await tx.hget(K.timer(P), key);
       if (!text || !once('timer', key)) continue;
       const job = (JSON.parse(text) as NewTimer).message.job;
@@ -146,20 +172,22 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       tx.member(K.timers(P), key, null);
     }
     for (const key of owned.get('waiter') ?? []) {
-      const text = await tx.hget(K.waiters(P), key);
+      const at = tx.partitions.ofKey(key);
+      const text = await tx.hget(K.waiters(at), key);
       if (!text || !once('waiter', key)) continue;
       const w = JSON.parse(text) as StoredWaiter;
       if (!(w.job && gone.has(w.job)) && !(w.messageJob && gone.has(w.messageJob))) continue;
       count('waiters', 1);
-      if (!o.dryRun) tx.hset(K.waiters(P), [[key, null]]);
+      if (!o.dryRun) tx.hset(K.waiters(at), [[key, null]]);
     }
     for (const dead of owned.get('dead') ?? []) {
-      const job = await tx.hget(K.deadLetter(P, dead), 'job');
+      const at = tx.partitions.ofMessage(dead);
+      const job = await tx.hget(K.deadLetter(at, dead), 'job');
       if (!job || !gone.has(job) || !once('dead', dead)) continue;
       count('dead_letters', 1);
       if (o.dryRun) continue;
-      tx.deleteKey(K.deadLetter(P, dead));
-      tx.member(K.deadLetters(P), member(dead), null);
+      tx.deleteKey(K.deadLetter(at, dead));
+      tx.member(K.deadLetters(at), member(dead), null);
     }
     for (const [hash, kind, name] of [
       [G.idempotency, 'idem', 'idempotency'],
@@ -200,7 +228,7 @@ export async function pruneJobs(tx: RedisTx, options: PruneOptions): Promise<Pru
       tx.deleteKey(key);
     }
     tx.hset(K.revisions(P), [[id, null]]);
-    indexJob(tx, job, undefined);
+    indexJob(tx, P, job, undefined);
   }
   return { jobs, rows, ...(next && { next }) };
 }

@@ -18,11 +18,9 @@ import type {
   StreamMessage,
 } from '../../records.js';
 import { after } from '../../stream-options.js';
-import { globalKeys as G, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import { globalKeys as G, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { dropMessage, jobMessages, readMessages } from './streams.js';
-
-const P = SINGLE_PARTITION;
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -167,7 +165,10 @@ async function heldThrough(tx: RedisTx, queue: string, now: number): Promise<str
   const messages = await readMessages(tx, ids);
   const held: string[] = [];
   for (const m of messages) {
-    const [through, key] = await tx.hmget(K.message(P, m.id), ['queue', 'queueKey']);
+    const [through, key] = await tx.hmget(K.message(tx.partitions.ofMessage(m.id), m.id), [
+      'queue',
+      'queueKey',
+    ]);
     if (through !== queue || m.consumer === null || (m.leaseUntil ?? 0) <= now) continue;
     held.push(key ?? '');
   }
@@ -235,6 +236,8 @@ export async function claimQueued(
   const until = after(now, options.leaseMs);
   const out: StreamMessage[] = [];
   for (const pick of picks) {
+    // The message's own partition (its id says which).
+    const P = tx.partitions.ofMessage(pick.id);
     const key = K.message(P, pick.id);
     const [m] = await readMessages(tx, [pick.id]);
     if (!m || m.stream !== stream || m.availableAt > now) continue;

@@ -1,5 +1,6 @@
 /**
- * Redis signals, by the rules of signal-delivery.ts: waiters in `weft:{p}:waiters`
+ * Redis signals, by the rules of signal-delivery.ts, in the partition the signal key
+ * hashes to (partitions.ts `ofKey`): waiters in `weft:{p}:waiters`
  * (signal key → the stored waiter) and signals that came before their waiter in
  * `weft:{p}:signals` (signal key → the list of those buffered, oldest first, each with
  * its expiry). A registration reads the buffer and a delivery reads the waiter, each
@@ -14,12 +15,10 @@ import {
   storedWaiter,
   waiterMessage,
 } from '../../signal-delivery.js';
-import { partitionKeys as K, SINGLE_PARTITION } from '../keys.js';
+import { partitionKeys as K } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { noteOwner } from './owned.js';
 import { append } from './streams.js';
-
-const P = SINGLE_PARTITION;
 
 interface Buffered {
   data: Json;
@@ -28,13 +27,15 @@ interface Buffered {
 
 /** The signals buffered for `key` that live at `now`, as read (and checked at commit). */
 async function buffered(tx: RedisTx, key: string, now: number): Promise<Buffered[]> {
-  const text = await tx.hgetChecked(K.signals(P), key);
+  const text = await tx.hgetChecked(K.signals(tx.partitions.ofKey(key)), key);
   const all = text === undefined ? [] : (JSON.parse(text) as Buffered[]);
   return all.filter((b) => b.expiresAt > now);
 }
 
 function writeBuffer(tx: RedisTx, key: string, list: Buffered[]): void {
-  tx.hset(K.signals(P), [[key, list.length === 0 ? null : JSON.stringify(list)]]);
+  tx.hset(K.signals(tx.partitions.ofKey(key)), [
+    [key, list.length === 0 ? null : JSON.stringify(list)],
+  ]);
 }
 
 /** Registers a waiter, or delivers it the oldest signal buffered for its key. */
@@ -48,14 +49,17 @@ export async function registerWaiter(tx: RedisTx, waiter: NewWaiter): Promise<Si
   }
   writeBuffer(tx, waiter.key, []);
   const stored = storedWaiter(waiter);
-  tx.hset(K.waiters(P), [[waiter.key, JSON.stringify(stored)]]);
-  noteOwner(tx, stored.job, 'waiter', waiter.key);
-  if (stored.messageJob !== stored.job) noteOwner(tx, stored.messageJob, 'waiter', waiter.key);
+  tx.hset(K.waiters(tx.partitions.ofKey(waiter.key)), [[waiter.key, JSON.stringify(stored)]]);
+  await noteOwner(tx, stored.job, 'waiter', waiter.key);
+  if (stored.messageJob !== stored.job) {
+    await noteOwner(tx, stored.messageJob, 'waiter', waiter.key);
+  }
   return { status: 'buffered' };
 }
 
 /** Removes a waiter; false when none. */
 export async function removeWaiter(tx: RedisTx, key: string): Promise<boolean> {
+  const P = tx.partitions.ofKey(key);
   if ((await tx.hgetChecked(K.waiters(P), key)) === undefined) return false;
   tx.hset(K.waiters(P), [[key, null]]);
   return true;
@@ -69,6 +73,7 @@ export async function deliverSignal(
   options: { ttlMs?: number } = {},
 ): Promise<SignalOutcome> {
   const now = tx.now();
+  const P = tx.partitions.ofKey(key);
   const text = await tx.hgetChecked(K.waiters(P), key);
   if (text !== undefined) {
     tx.hset(K.waiters(P), [[key, null]]);

@@ -26,16 +26,16 @@ export async function claimIdempotencyKey(
   const text = await tx.hgetChecked(G.idempotency, f);
   const held = text === undefined ? undefined : (JSON.parse(text) as Held);
   if (held && held.expiresAt > now) return held.job;
-  replaceIdempotencyKey(tx, claim);
+  await replaceIdempotencyKey(tx, claim);
   return claim.job;
 }
 
 /** Gives a key to `claim.job` whoever held it. */
-export function replaceIdempotencyKey(tx: RedisTx, claim: IdempotencyClaim): void {
+export async function replaceIdempotencyKey(tx: RedisTx, claim: IdempotencyClaim): Promise<void> {
   const held: Held = { job: claim.job, expiresAt: claim.expiresAt };
   const f = field(claim.workflow, claim.key);
   tx.hset(G.idempotency, [[f, JSON.stringify(held)]]);
-  noteOwner(tx, claim.job, 'idem', f);
+  await noteOwner(tx, claim.job, 'idem', f);
 }
 
 /** Deletes the keys expired by `now`; returns how many. */
@@ -54,15 +54,15 @@ export async function pruneIdempotencyKeys(tx: RedisTx, now: number): Promise<nu
 export async function claimDebounce(tx: RedisTx, window: DebounceRecord): Promise<DebounceRecord> {
   const text = await tx.hgetChecked(G.debounces, field(window.workflow, window.key));
   if (text !== undefined) return JSON.parse(text) as DebounceRecord;
-  putDebounce(tx, window);
+  await putDebounce(tx, window);
   return window;
 }
 
 /** Writes a window whole. */
-export function putDebounce(tx: RedisTx, window: DebounceRecord): void {
+export async function putDebounce(tx: RedisTx, window: DebounceRecord): Promise<void> {
   const f = field(window.workflow, window.key);
   tx.hset(G.debounces, [[f, JSON.stringify(window)]]);
-  noteOwner(tx, window.job, 'debounce', f);
+  await noteOwner(tx, window.job, 'debounce', f);
 }
 
 /** Deletes the windows that closed before `before`; returns how many. */

@@ -13,7 +13,12 @@
  * acks, releases and lease extensions are buffered and applied by the commit script,
  * which checks that each message acked or extended is still held by its consumer: the
  * child messages and the parent's ack are one atomic step (the chain of custody).
+ *
+ * A message lives in its job's partition (a message with no job in partition 0), and its
+ * id says which (partitions.ts), so a stream is spread over every partition: reads and
+ * claims visit them all; everything about one message stays in one slot.
  */
+import { randomUUID } from 'node:crypto';
 import { checkMissedAck } from '../../claim-move.js';
 import type {
   ClaimOptions,
@@ -30,12 +35,22 @@ import {
   DEFAULT_PAGE,
   deliveryLimit,
 } from '../../stream-options.js';
-import { globalKeys as G, idOf, partitionKeys as K, member, SINGLE_PARTITION } from '../keys.js';
+import { fenceKey, globalKeys as G, idOf, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { noteOwner } from './owned.js';
 
-/** Phase 1: every stream lives in the one partition. */
-const P = SINGLE_PARTITION;
+/** The partition a message lives in, from its id. */
+function mp(tx: RedisTx, id: string): number {
+  return tx.partitions.ofMessage(id);
+}
+
+/** A message's hash key. */
+function messageKey(tx: RedisTx, id: string): string {
+  return K.message(mp(tx, id), id);
+}
+
+/** Where claims start next: they visit the partitions in a rotating order. */
+let rotation = 0;
 
 /** A message id as the store makes them, or undefined for text that cannot be one. */
 function validId(id: string): boolean {
@@ -68,21 +83,18 @@ function toMessage(id: string, fields: Map<string, string>): StreamMessage | und
 /** Reads messages by id, as this transaction sees them, leaving out those gone. */
 export async function readMessages(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
   const found = await Promise.all(
-    ids.map(async (id) => toMessage(id, await tx.hgetall(K.message(P, id)))),
+    ids.map(async (id) => toMessage(id, await tx.hgetall(messageKey(tx, id)))),
   );
   return found.filter((m): m is StreamMessage => m !== undefined);
 }
 
 /** Reads messages from Redis as they are now (after a claim's script changed them). */
 async function readFresh(tx: RedisTx, ids: string[]): Promise<StreamMessage[]> {
-  const pipeline = tx.redis.pipeline();
-  for (const id of ids) pipeline.hgetall(K.message(P, id));
-  const replies = (await pipeline.exec()) ?? [];
+  // One command each (auto-pipelined per node): on a cluster they are in several slots.
+  const replies = await Promise.all(ids.map((id) => tx.redis.hgetall(messageKey(tx, id))));
   const out: StreamMessage[] = [];
   ids.forEach((id, i) => {
-    const [error, fields] = replies[i] ?? [];
-    if (error) throw error;
-    const message = toMessage(id, new Map(Object.entries(fields as Record<string, string>)));
+    const message = toMessage(id, new Map(Object.entries(replies[i] ?? {})));
     if (message) out.push(message);
   });
   return out;
@@ -94,10 +106,14 @@ export async function append(tx: RedisTx, messages: NewMessage[]): Promise<strin
   const now = tx.now();
   // Made into text first, so a payload that is not JSON fails before an id is taken.
   const payloads = messages.map((m) => JSON.stringify(m.payload ?? null));
+  const partitions = await Promise.all(messages.map((m) => (m.job ? tx.partitionOf(m.job) : 0)));
   const last = await tx.redis.incrby(G.messageIds, messages.length);
-  const ids = messages.map((_, i) => String(last - messages.length + 1 + i));
+  const ids = messages.map((_, i) =>
+    tx.partitions.messageId(last - messages.length + 1 + i, partitions[i] as number),
+  );
   messages.forEach((m, i) => {
     const id = ids[i] as string;
+    const P = partitions[i] as number;
     const held = m.claim !== undefined && appendsHeld(m, now);
     const until = held ? after(now, m.claim?.leaseMs) : undefined;
     const availableAt = until ?? Math.round(m.availableAt ?? now);
@@ -120,7 +136,7 @@ export async function append(tx: RedisTx, messages: NewMessage[]): Promise<strin
     if (m.job) tx.member(K.jobMessages(P, m.job), at, Number(id));
     if (held) tx.member(K.held(P, m.stream), at, until as number);
     // A message appended held needs no notice: nobody else could claim it.
-    else tx.notify(`stream:${m.stream}`);
+    else tx.notify(`stream:${m.stream}`, P);
   });
   return ids;
 }
@@ -135,25 +151,124 @@ export async function claim(
   if (max === 0) return [];
   const now = tx.now();
   const until = after(now, options.leaseMs);
+  const maxHeld =
+    options.maxHeld === undefined ? undefined : Math.max(0, Math.floor(options.maxHeld));
+  if (tx.partitions.count === 1) {
+    return claimIn(tx, 0, stream, options, now, until, max, maxHeld);
+  }
+  if (maxHeld === undefined) return claimSpread(tx, stream, options, now, until, max, undefined);
+  // `maxHeld` counts the held messages of every partition: claims with it take turns, under
+  // a short lock of the stream in `{g}`, so two of them cannot both fill the same room.
+  const lock = G.lock(`claim:${stream}`);
+  const token = randomUUID();
+  for (let wait = 1; ; wait = Math.min(20, wait * 2)) {
+    if ((await tx.redis.set(lock, token, 'PX', CLAIM_LOCK_MS, 'NX')) === 'OK') break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  try {
+    return await claimSpread(tx, stream, options, now, until, max, maxHeld);
+  } finally {
+    await tx.redis.weftCommit(1, [lock, 'own', '1', token, '|', 'unlock', '1', token]);
+  }
+}
+
+/** How long a `maxHeld` claim may hold its stream's claim lock (a client that died). */
+const CLAIM_LOCK_MS = 5_000;
+
+/**
+ * A claim over several partitions: finds the `max` oldest claimable messages across them
+ * (each partition's due set is in claim order), then claims each partition's share with
+ * its own script, visiting the partitions in a rotating order. A race with another claim
+ * between the two only changes which messages this one gets.
+ */
+async function claimSpread(
+  tx: RedisTx,
+  stream: string,
+  options: ClaimOptions,
+  now: number,
+  until: number,
+  max: number,
+  maxHeld: number | undefined,
+): Promise<StreamMessage[]> {
+  const partitions = tx.partitions.all();
+  const start = rotation++ % partitions.length;
+  const order = [...partitions.slice(start), ...partitions.slice(0, start)];
+  const [heads, held] = await Promise.all([
+    Promise.all(
+      order.map((p) =>
+        tx.redis.zrangebyscore(K.due(p, stream), '-inf', now, 'WITHSCORES', 'LIMIT', 0, max),
+      ),
+    ),
+    maxHeld === undefined
+      ? undefined
+      : Promise.all(order.map((p) => tx.redis.zcount(K.held(p, stream), `(${now}`, '+inf'))),
+  ]);
+  const room = held === undefined ? max : Math.min(max, (maxHeld as number) - sum(held));
+  if (room <= 0) return [];
+  const candidates: { p: number; score: number; at: string }[] = [];
+  heads.forEach((page, i) => {
+    for (let j = 0; j < page.length; j += 2) {
+      candidates.push({ p: order[i] as number, at: page[j] as string, score: Number(page[j + 1]) });
+    }
+  });
+  candidates.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  const share = new Map<number, number>();
+  for (const c of candidates.slice(0, room)) share.set(c.p, (share.get(c.p) ?? 0) + 1);
+  const claimed = (
+    await Promise.all(
+      order
+        .filter((p) => share.has(p))
+        .map((p) =>
+          claimIn(tx, p, stream, options, now, until, share.get(p) as number, undefined, false),
+        ),
+    )
+  )
+    .flat()
+    .sort((x, y) => Number(x.id) - Number(y.id));
+  if (claimed.length >= max) return claimed;
+  const own = await claimOwn(tx, order, stream, options, max - claimed.length, now, until);
+  return [...claimed, ...own];
+}
+
+function sum(counts: number[]): number {
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Claims up to `max` claimable messages of one partition, by its claim script, then (with
+ * `own`) this transaction's own appends there ({@link claimOwn}).
+ */
+async function claimIn(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  options: ClaimOptions,
+  now: number,
+  until: number,
+  max: number,
+  maxHeld: number | undefined,
+  own = true,
+): Promise<StreamMessage[]> {
   const keys = [K.due(P, stream), K.held(P, stream)];
   const prefix = K.message(P, '');
   const limit = deliveryLimit(options.maxDeliveries);
   const reply = await tx.redis.weftClaim(
-    4,
+    5,
     ...keys,
     K.ids(P, stream),
     K.deadLetters(P),
+    fenceKey(`p${P}`),
     String(now),
     String(max),
     options.consumer,
     String(until),
-    options.maxHeld === undefined ? '' : String(Math.max(0, Math.floor(options.maxHeld))),
+    maxHeld === undefined ? '' : String(maxHeld),
     prefix,
     limit === undefined ? '' : String(limit),
     K.deadLetter(P, ''),
     K.jobMessages(P, ''),
   );
-  if (reply.length === 0) return claimOwn(tx, stream, options, max, now, until);
+  if (reply.length === 0) return own ? claimOwn(tx, [P], stream, options, max, now, until) : [];
   const ids: string[] = [];
   const previous = new Map<string, string>();
   for (let i = 0; i < reply.length; i += 4) {
@@ -172,8 +287,11 @@ export async function claim(
       const before = previous.get(m.id);
       return before === undefined ? m : { ...m, previousConsumer: before };
     });
-  if (stored.length >= max) return stored;
-  return [...stored, ...(await claimOwn(tx, stream, options, max - stored.length, now, until))];
+  if (stored.length >= max || !own) return stored;
+  return [
+    ...stored,
+    ...(await claimOwn(tx, [P], stream, options, max - stored.length, now, until)),
+  ];
 }
 
 /**
@@ -181,35 +299,45 @@ export async function claim(
  * contract's "a claim sees its own transaction's appends", as the SQL stores' claim
  * does), oldest first, up to `max` and within `maxHeld`. Nobody else can see them before
  * the commit, so they are claimed in the overlay: the commit writes them held, and a
- * rollback takes them back with everything else.
+ * rollback takes them back with everything else. `partitions` are those to look in (one,
+ * or every partition of a store that has several).
  */
 async function claimOwn(
   tx: RedisTx,
+  partitions: number[],
   stream: string,
   options: ClaimOptions,
   max: number,
   now: number,
   until: number,
 ): Promise<StreamMessage[]> {
-  const appended = tx.ownMembers(K.ids(P, stream));
-  if (appended.size === 0) return [];
-  const due = tx.ownMembers(K.due(P, stream));
-  const heldOwn = tx.ownMembers(K.held(P, stream));
-  const picks = [...due]
-    .filter(([m, at]) => at !== null && at <= now && typeof appended.get(m) === 'number')
-    .filter(([m]) => {
+  const picks: { P: number; m: string; at: number }[] = [];
+  let mine = 0;
+  for (const P of partitions) {
+    const heldOwn = tx.ownMembers(K.held(P, stream));
+    mine += [...heldOwn.values()].filter((at) => at !== null && at > now).length;
+    const appended = tx.ownMembers(K.ids(P, stream));
+    if (appended.size === 0) continue;
+    for (const [m, at] of tx.ownMembers(K.due(P, stream))) {
+      if (at === null || at > now || typeof appended.get(m) !== 'number') continue;
       const lease = heldOwn.get(m);
-      return lease === undefined || lease === null || lease <= now;
-    })
-    .sort(([m, x], [n, y]) => (x as number) - (y as number) || (m < n ? -1 : 1));
+      if (lease !== undefined && lease !== null && lease > now) continue;
+      picks.push({ P, m, at });
+    }
+  }
+  if (picks.length === 0) return [];
+  picks.sort((x, y) => x.at - y.at || (x.m < y.m ? -1 : 1));
   let room = max;
   if (options.maxHeld !== undefined) {
-    const live = await tx.redis.zcount(K.held(P, stream), `(${now}`, '+inf');
-    const mine = [...heldOwn.values()].filter((at) => at !== null && at > now).length;
+    const live = sum(
+      await Promise.all(
+        partitions.map((P) => tx.redis.zcount(K.held(P, stream), `(${now}`, '+inf')),
+      ),
+    );
     room = Math.min(room, Math.max(0, Math.floor(options.maxHeld) - live - mine));
   }
   const out: StreamMessage[] = [];
-  for (const [m] of picks.slice(0, room)) {
+  for (const { P, m } of picks.slice(0, room)) {
     const key = K.message(P, idOf(m));
     const deliveries = Number((await tx.hget(key, 'deliveries')) ?? 0) + 1;
     tx.hset(key, [
@@ -236,22 +364,53 @@ export async function claimableMessages(
 ): Promise<StreamMessage[]> {
   const count = countOption(limit, DEFAULT_PAGE);
   if (count === 0) return [];
+  const pages = await Promise.all(
+    tx.partitions.all().map((p) => claimableIn(tx, p, stream, now, count, after)),
+  );
+  const members = pages.flat();
+  if (pages.length > 1) {
+    members.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  }
+  return readMessages(
+    tx,
+    members.slice(0, count).map((m) => idOf(m.at)),
+  );
+}
+
+/** One partition's part of {@link claimableMessages}: members with their due times. */
+async function claimableIn(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  now: number,
+  count: number,
+  after?: Pick<StreamMessage, 'id' | 'availableAt'>,
+): Promise<{ at: string; score: number }[]> {
+  const pairs = (page: string[]) => {
+    const out: { at: string; score: number }[] = [];
+    for (let i = 0; i < page.length; i += 2) {
+      out.push({ at: page[i] as string, score: Number(page[i + 1]) });
+    }
+    return out;
+  };
   if (!after) {
-    const members = await tx.redis.zrangebyscore(
-      K.due(P, stream),
-      '-inf',
-      Math.round(now),
-      'LIMIT',
-      0,
-      count,
+    return pairs(
+      await tx.redis.zrangebyscore(
+        K.due(P, stream),
+        '-inf',
+        Math.round(now),
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        count,
+      ),
     );
-    return readMessages(tx, members.map(idOf));
   }
   // After a message: the set orders by (due time, zero-padded id), so read from its due
   // time on and leave out what sorts at or before it (its ties read first).
   const from = Math.round(after.availableAt);
   const past = member(after.id);
-  const picked: string[] = [];
+  const picked: { at: string; score: number }[] = [];
   for (let offset = 0; picked.length < count; ) {
     const page = await tx.redis.zrangebyscore(
       K.due(P, stream),
@@ -262,15 +421,15 @@ export async function claimableMessages(
       offset,
       count,
     );
-    for (let i = 0; i < page.length && picked.length < count; i += 2) {
-      const m = page[i] as string;
-      if (Number(page[i + 1]) === from && m <= past) continue;
-      picked.push(m);
+    for (const pair of pairs(page)) {
+      if (picked.length >= count) break;
+      if (pair.score === from && pair.at <= past) continue;
+      picked.push(pair);
     }
     if (page.length < count * 2) break;
     offset += count;
   }
-  return readMessages(tx, picked.map(idOf));
+  return picked;
 }
 
 /**
@@ -284,7 +443,7 @@ async function holding(
   consumer: string,
 ): Promise<'held' | { consumer: string | null; deliveries: number } | undefined> {
   if (!validId(id)) return undefined;
-  const key = K.message(P, id);
+  const key = messageKey(tx, id);
   const holder = await tx.hgetChecked(key, 'consumer');
   const [storedStream, deliveries] = await tx.hmget(key, ['stream', 'deliveries']);
   if (storedStream !== stream) return undefined;
@@ -294,6 +453,7 @@ async function holding(
 
 /** Deletes a message and its index entries at commit. */
 export async function dropMessage(tx: RedisTx, stream: string, id: string): Promise<void> {
+  const P = mp(tx, id);
   const key = K.message(P, id);
   const job = await tx.hget(key, 'job');
   const at = member(id);
@@ -345,6 +505,7 @@ export async function extendLease(
   for (const id of ids) {
     if ((await holding(tx, stream, id, consumer)) !== 'held') continue;
     const at = member(id);
+    const P = mp(tx, id);
     tx.hset(K.message(P, id), [
       ['leaseUntil', String(until)],
       ['availableAt', String(until)],
@@ -373,10 +534,11 @@ export async function release(
     ['availableAt', String(at)],
   ];
   if (lastError !== undefined) fields.push(['lastError', JSON.stringify(lastError)]);
+  const P = mp(tx, id);
   tx.hset(K.message(P, id), fields);
   tx.member(K.due(P, stream), member(id), at);
   tx.member(K.held(P, stream), member(id), null);
-  tx.notify(`stream:${stream}`);
+  tx.notify(`stream:${stream}`, P);
   return true;
 }
 
@@ -385,7 +547,7 @@ export async function remove(tx: RedisTx, stream: string, ids: string[]): Promis
   let removed = 0;
   for (const id of new Set(ids)) {
     if (!validId(id)) continue;
-    if ((await tx.hget(K.message(P, id), 'stream')) !== stream) continue;
+    if ((await tx.hget(messageKey(tx, id), 'stream')) !== stream) continue;
     await dropMessage(tx, stream, id);
     removed++;
   }
@@ -400,42 +562,51 @@ export async function reclaimExpired(
 ): Promise<{ reclaimed: number; deadLettered: number }> {
   const now = tx.now();
   const limit = deliveryLimit(options.maxDeliveries);
-  const deadLettered = limit === undefined ? 0 : await buryDue(tx, stream, now, limit);
-  const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
   let reclaimed = 0;
-  for (const at of expired) {
-    const id = idOf(at);
-    const key = K.message(P, id);
-    // Checked at commit: a lease extended meanwhile is not taken away.
-    const lease = await tx.hgetChecked(key, 'leaseUntil');
-    const holder = await tx.hgetChecked(key, 'consumer');
-    if (holder === undefined || lease === undefined || Number(lease) > now) continue;
-    tx.hset(key, [
-      ['consumer', null],
-      ['leaseUntil', null],
-    ]);
-    tx.member(K.held(P, stream), at, null);
-    reclaimed++;
+  let deadLettered = 0;
+  for (const P of tx.partitions.all()) {
+    if (limit !== undefined) deadLettered += await buryDue(tx, P, stream, now, limit);
+    const expired = await tx.redis.zrangebyscore(K.held(P, stream), '-inf', now);
+    let here = 0;
+    for (const at of expired) {
+      const id = idOf(at);
+      const key = K.message(P, id);
+      // Checked at commit: a lease extended meanwhile is not taken away.
+      const lease = await tx.hgetChecked(key, 'leaseUntil');
+      const holder = await tx.hgetChecked(key, 'consumer');
+      if (holder === undefined || lease === undefined || Number(lease) > now) continue;
+      tx.hset(key, [
+        ['consumer', null],
+        ['leaseUntil', null],
+      ]);
+      tx.member(K.held(P, stream), at, null);
+      here++;
+    }
+    if (here > 0) tx.notify(`stream:${stream}`, P);
+    reclaimed += here;
   }
-  if (reclaimed > 0) tx.notify(`stream:${stream}`);
   return { reclaimed, deadLettered };
 }
 
 /** Messages of one stream (or all), as this transaction sees them. */
 export async function countMessages(tx: RedisTx, stream?: string): Promise<number> {
-  const streams =
-    stream === undefined
-      ? [
-          ...new Set([
-            ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
-            ...[...tx.ownMembers(K.streams(P)).keys()],
-          ]),
-        ]
-      : [stream];
   let total = 0;
-  for (const name of streams) {
-    total += await tx.redis.zcard(K.ids(P, name));
-    for (const score of tx.ownMembers(K.ids(P, name)).values()) total += score === null ? -1 : 1;
+  for (const P of tx.partitions.all()) {
+    const streams =
+      stream === undefined
+        ? [
+            ...new Set([
+              ...(await tx.redis.zrange(K.streams(P), '0', '-1')),
+              ...[...tx.ownMembers(K.streams(P)).keys()],
+            ]),
+          ]
+        : [stream];
+    for (const name of streams) {
+      total += await tx.redis.zcard(K.ids(P, name));
+      for (const score of tx.ownMembers(K.ids(P, name)).values()) {
+        total += score === null ? -1 : 1;
+      }
+    }
   }
   return total;
 }
@@ -444,20 +615,23 @@ export async function countMessages(tx: RedisTx, stream?: string): Promise<numbe
 export async function peek(tx: RedisTx, stream: string, limit?: number): Promise<StreamMessage[]> {
   const count = countOption(limit, DEFAULT_PAGE);
   if (count === 0) return [];
-  const own = tx.ownMembers(K.ids(P, stream));
-  const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
-  const members = new Set(stored);
-  for (const [at, score] of own) {
-    if (score === null) members.delete(at);
-    else members.add(at);
+  const members = new Set<string>();
+  for (const P of tx.partitions.all()) {
+    const own = tx.ownMembers(K.ids(P, stream));
+    const stored = await tx.redis.zrange(K.ids(P, stream), '0', String(count - 1 + own.size));
+    for (const at of stored) members.add(at);
+    for (const [at, score] of own) {
+      if (score === null) members.delete(at);
+      else members.add(at);
+    }
   }
   const ids = [...members].sort().slice(0, count).map(idOf);
   return readMessages(tx, ids);
 }
 
-/** Every message of a job, waiting or held, in id order. */
+/** Every message of a job, waiting or held, in id order (they are in its partition). */
 export async function jobMessages(tx: RedisTx, job: string): Promise<StreamMessage[]> {
-  const key = K.jobMessages(P, job);
+  const key = K.jobMessages(await tx.partitionOf(job), job);
   const members = new Set(await tx.redis.zrange(key, '0', '-1'));
   for (const [at, score] of tx.ownMembers(key)) {
     if (score === null) members.delete(at);
@@ -493,6 +667,7 @@ async function bury(
   reason: string,
   lastError?: ErrorRecord,
 ): Promise<DeadLetter> {
+  const P = mp(tx, id);
   const fields = await tx.hgetall(K.message(P, id));
   const dead = new Map(fields);
   dead.delete('consumer');
@@ -502,13 +677,19 @@ async function bury(
   if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
   tx.hset(K.deadLetter(P, id), dead);
   tx.member(K.deadLetters(P), member(id), Number(id));
-  noteOwner(tx, dead.get('job'), 'dead', id);
+  await noteOwner(tx, dead.get('job'), 'dead', id);
   await dropMessage(tx, stream, id);
   return toDeadLetter(id, dead) as DeadLetter;
 }
 
 /** Dead-letters the claimable messages of `stream` delivered `limit` times or more. */
-async function buryDue(tx: RedisTx, stream: string, now: number, limit: number): Promise<number> {
+async function buryDue(
+  tx: RedisTx,
+  P: number,
+  stream: string,
+  now: number,
+  limit: number,
+): Promise<number> {
   let buried = 0;
   for (const at of await tx.redis.zrangebyscore(K.due(P, stream), '-inf', now)) {
     const id = idOf(at);
@@ -544,11 +725,14 @@ export async function listDeadLetters(
 ): Promise<DeadLetter[]> {
   const page = countOption(limit, DEFAULT_PAGE);
   if (page === 0) return [];
-  const key = K.deadLetters(P);
-  const members = new Set(await tx.redis.zrange(key, '0', '-1'));
-  for (const [at, score] of tx.ownMembers(key)) {
-    if (score === null) members.delete(at);
-    else members.add(at);
+  const members = new Set<string>();
+  for (const P of tx.partitions.all()) {
+    const key = K.deadLetters(P);
+    for (const at of await tx.redis.zrange(key, '0', '-1')) members.add(at);
+    for (const [at, score] of tx.ownMembers(key)) {
+      if (score === null) members.delete(at);
+      else members.add(at);
+    }
   }
   const out: DeadLetter[] = [];
   for (const at of [...members].sort()) {
@@ -562,12 +746,13 @@ export async function listDeadLetters(
 /** One dead letter, by id. */
 export async function getDeadLetter(tx: RedisTx, id: string): Promise<DeadLetter | undefined> {
   if (!validId(id)) return undefined;
-  return toDeadLetter(id, await tx.hgetall(K.deadLetter(P, id)));
+  return toDeadLetter(id, await tx.hgetall(K.deadLetter(mp(tx, id), id)));
 }
 
 /** Moves a dead letter back to its stream as a new message; returns its new id. */
 export async function requeueDeadLetter(tx: RedisTx, id: string): Promise<string | undefined> {
   if (!validId(id)) return undefined;
+  const P = mp(tx, id);
   const key = K.deadLetter(P, id);
   // Checked at commit: two requeues of one dead letter cannot both take it.
   if ((await tx.hgetChecked(key, 'stream')) === undefined) return undefined;
@@ -590,7 +775,7 @@ export async function parkMessages(tx: RedisTx, job: string, into: string): Prom
   let moved = 0;
   for (const m of await jobMessages(tx, job)) {
     if (m.stream === into) continue;
-    const key = K.message(P, m.id);
+    const key = messageKey(tx, m.id);
     // Checked at commit: a claim meanwhile keeps its message where it is.
     const holder = await tx.hgetChecked(key, 'consumer');
     await tx.hgetChecked(key, 'availableAt');
@@ -619,7 +804,7 @@ export async function unparkMessages(tx: RedisTx, job: string, from: string): Pr
   for (const m of await jobMessages(tx, job)) {
     if (m.stream !== from) continue;
     const parked = m.payload as { stream: string; payload: Json };
-    await tx.hgetChecked(K.message(P, m.id), 'stream');
+    await tx.hgetChecked(messageKey(tx, m.id), 'stream');
     await dropMessage(tx, from, m.id);
     await append(tx, [
       {
