@@ -14,6 +14,7 @@ import { type JobQuery, jobQuery } from '../../job-query.js';
 import { jobPatchRow, newJobRecord } from '../../job-record.js';
 import type { JobCounts, JobFilter, JobPatch, JobRecord, Json, NewJob } from '../../records.js';
 import { partitionKeys as K } from '../keys.js';
+import { mergedWalks } from '../merged-walks.js';
 import { byBytes, type RedisTx } from '../redis-tx.js';
 import { jobEnded } from './queues.js';
 
@@ -260,31 +261,6 @@ async function* walk(
   yield* added;
 }
 
-/** Several walks merged into one, in listing order, each id once. */
-async function* merged(
-  walks: AsyncGenerator<string>[],
-  descending: boolean,
-): AsyncGenerator<string> {
-  const heads = await Promise.all(walks.map((w) => w.next()));
-  for (;;) {
-    let pick = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i] as IteratorResult<string>;
-      if (head.done) continue;
-      const best = heads[pick]?.value as string | undefined;
-      if (pick < 0 || (descending ? head.value > (best as string) : head.value < (best as string)))
-        pick = i;
-    }
-    if (pick < 0) return;
-    const id = heads[pick]?.value as string;
-    yield id;
-    for (let i = 0; i < heads.length; i++) {
-      if (!heads[i]?.done && heads[i]?.value === id)
-        heads[i] = await (walks[i] as AsyncGenerator<string>).next();
-    }
-  }
-}
-
 /**
  * The ids a query may match, in listing order, from the narrowest index that applies.
  * A job's indexes are in its partition: a parent's children are all in the parent's
@@ -311,7 +287,9 @@ async function* candidates(tx: RedisTx, query: Omit<JobQuery, 'limit'>): AsyncGe
     .all()
     .flatMap(keys)
     .map((key) => walk(tx, key, descending, after));
-  yield* walks.length === 1 ? (walks[0] as AsyncGenerator<string>) : merged(walks, descending);
+  yield* walks.length === 1
+    ? (walks[0] as AsyncGenerator<string>)
+    : mergedWalks(walks, descending ? (a, b) => a > b : (a, b) => a < b);
 }
 
 /** The jobs a query matches, in listing order, read a page at a time. */

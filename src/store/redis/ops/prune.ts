@@ -15,6 +15,7 @@ import { PRUNED_TABLES } from '../../pruned-tables.js';
 import type { JobRecord, NewTimer, PruneOptions, PruneResult, QueueItem } from '../../records.js';
 import type { StoredWaiter } from '../../signal-delivery.js';
 import { globalKeys as G, partitionKeys as K, member, SEP } from '../keys.js';
+import { mergedWalks } from '../merged-walks.js';
 import type { RedisTx } from '../redis-tx.js';
 import { jobDimensions } from './activities.js';
 import { getJob, indexJob } from './jobs.js';
@@ -68,19 +69,7 @@ async function* endedIn(
 /** {@link endedIn} of every partition, merged in (end time, id) order. */
 async function* endedJobs(tx: RedisTx, from: number, until: number): AsyncGenerator<Cursor> {
   const walks = tx.partitions.all().map((p) => endedIn(tx, K.jobsEnded(p), from, until));
-  const heads = await Promise.all(walks.map((w) => w.next()));
-  for (;;) {
-    let pick = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i] as IteratorResult<Cursor>;
-      if (head.done) continue;
-      const best = heads[pick] as IteratorResult<Cursor> | undefined;
-      if (!best || best.done || before(head.value, best.value)) pick = i;
-    }
-    if (pick < 0) return;
-    yield (heads[pick] as IteratorResult<Cursor, undefined>).value as Cursor;
-    heads[pick] = await (walks[pick] as AsyncGenerator<Cursor>).next();
-  }
+  yield* mergedWalks(walks, before);
 }
 
 /** Removes finished jobs and every row they left (or, dry, counts them). */
