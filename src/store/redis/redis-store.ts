@@ -203,20 +203,27 @@ class RedisStore {
         tx: new RedisTx(this.redis, this.clock, this.partitions, this.cluster),
         active: true,
       };
-      let result: T;
+      let result: T | undefined;
       let outcome: CommitOutcome;
       try {
         result = await txContext.run(frame, () => fn(this.txFor(frame)));
         frame.active = false;
-        outcome = await this.commit(frame.tx);
+        // An attempt planned from a state another commit replaced (RedisTx.doom) commits
+        // nothing, even when its callback caught the error and went on.
+        const doomed = frame.tx.doomed;
+        outcome = doomed ? { status: 'conflict', ...doomed } : await this.commit(frame.tx);
       } catch (error) {
         frame.active = false;
-        await this.compensate(frame.tx);
-        throw error;
+        // ...and runs again, as after a conflict at commit, whatever the callback threw.
+        if (!frame.tx.doomed) {
+          await this.compensate(frame.tx);
+          throw error;
+        }
+        outcome = { status: 'conflict', ...frame.tx.doomed };
       }
       if (outcome.status === 'ok') {
         await frame.tx.committed();
-        return result;
+        return result as T;
       }
       await this.compensate(frame.tx);
       if (outcome.field === 'fence' && fenceWaits < FENCE_WAITS) {

@@ -21,6 +21,20 @@ export type CommitOutcome =
   | { status: 'conflict'; key: string; field: string }
   | { status: 'exists'; key: string; field: string };
 
+/**
+ * Thrown inside a transaction's callback when the attempt read a state another commit has
+ * since replaced (RedisTx.doom): the store runs the callback again; callers never see it.
+ */
+export class StaleAttempt extends Error {
+  constructor(
+    readonly key: string,
+    readonly field: string,
+  ) {
+    super(`the transaction read ${key} ${field} before another commit changed it; running again`);
+    this.name = 'StaleAttempt';
+  }
+}
+
 /** The fields of a hash as read: every one (`all`) or those asked for. */
 interface Seen {
   all: boolean;
@@ -49,6 +63,12 @@ export class RedisTx {
   private readonly revisions = new Map<string, Map<string, string>>();
   /** Fields read whose server value the commit checks (a message's holder). */
   private readonly checked = new Map<string, Map<string, string | undefined>>();
+  /**
+   * Set once a read showed this attempt's reads are not one snapshot (see
+   * {@link revisionMoved}): it commits nothing, whatever its callback does with the error,
+   * and runs again.
+   */
+  doomed: { key: string; field: string } | undefined;
   /** Fields that must not exist at commit (journal entries). */
   private readonly fresh: [string, string][] = [];
   /** Sorted-set members added (score) or removed (null), per key. */
@@ -266,6 +286,34 @@ export class RedisTx {
       const map = jobs;
       this.undo.push(() => map.delete(job));
     }
+  }
+
+  /**
+   * A revision this attempt locked that another commit has moved since, or undefined when
+   * none has. Reads inside an attempt are not one snapshot (a lock records a revision, it
+   * keeps nobody out), so a later read can show another commit's writes beside the
+   * earlier reads' older state; when a locked job's revision moved, the attempt planned
+   * from a state that is gone, and a conflict, not the caller, is the answer.
+   */
+  async revisionMoved(): Promise<{ key: string; field: string } | undefined> {
+    for (const [revisionKey, jobs] of this.revisions) {
+      const names = [...jobs.keys()];
+      if (names.length === 0) continue;
+      const now = await this.redis.hmget(revisionKey, ...names);
+      for (const [i, job] of names.entries()) {
+        if ((now[i] ?? '0') !== jobs.get(job)) return { key: revisionKey, field: job };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Marks the attempt as planned from a state that is gone (`where`: what moved) and
+   * throws: the transaction rolls it back and runs again, as after a conflict at commit.
+   */
+  doom(where: { key: string; field: string }): never {
+    this.doomed = where;
+    throw new StaleAttempt(where.key, where.field);
   }
 
   /** Reads and remembers a job's revision without its record (a create's "absent" check). */

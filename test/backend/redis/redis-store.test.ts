@@ -92,6 +92,45 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)('Redis store
     expect(runs).toBe(3);
   });
 
+  it('runs a transaction again, instead of failing, when its journal read shows an entry a commit added after its lock', async () => {
+    // The worker's code-first path: lock the job, read its journal, append the next entry.
+    // A lock on Redis keeps nobody out, so another commit can land between the two reads;
+    // the entry it added is then no duplicate of this one but a sign the plan is stale.
+    const store = await open(location.url);
+    const other = await open(location.url);
+    await store.createJob({ ...job('j'), state: 'RUNNING' });
+    let runs = 0;
+    await store.transaction(async (tx) => {
+      runs++;
+      const locked = await tx.lockJob('j');
+      if (runs === 1) {
+        await other.transaction(async (o) => {
+          await o.lockJob('j');
+          await o.appendJournal([{ job: 'j', seq: 1, kind: 'k', key: 'other', data: 1 }]);
+          await o.updateJob('j', { context: { journal: 1 } });
+        });
+      }
+      // The locked head counts the entries (as a code-first job's does); the journal is
+      // read after it, as the engine reads it when its cache misses.
+      await tx.readJournal('j');
+      const next = ((locked?.context as { journal?: number } | null)?.journal ?? 0) + 1;
+      await tx.appendJournal([{ job: 'j', seq: next, kind: 'k', key: 'mine', data: 2 }]);
+      await tx.updateJob('j', { context: { journal: next } });
+    });
+    expect(runs).toBe(2);
+    expect((await store.readJournal('j')).map((e) => [e.seq, e.key])).toEqual([
+      [1, 'other'],
+      [2, 'mine'],
+    ]);
+    // A duplicate the transaction could have known about is still refused.
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.lockJob('j');
+        await tx.appendJournal([{ job: 'j', seq: 2, kind: 'k', key: 'again', data: 3 }]);
+      }),
+    ).rejects.toMatchObject({ code: 'STORE_DUPLICATE' });
+  });
+
   it('keeps a semaphore as a hash field moved by HINCRBY, and a collation key past 64 bits exactly', async () => {
     const store = await open(location.url);
     const semaphore = { job: 'j', activity: 'a', field: 'semaphore' };

@@ -3,7 +3,10 @@
  * entry is written once: appending a seq that exists (stored, or earlier in the same
  * transaction) fails with `StoreError`, and the commit checks again that it is still
  * new (another transaction may have written it meanwhile: then this one runs again, and
- * finds it).
+ * finds it). An entry that exists already when the transaction has locked a job another
+ * commit has written since is a stale plan, not a duplicate: the transaction runs again
+ * (a lock on Redis keeps nobody out, so a journal read after the lock can show entries
+ * the locked head does not count yet).
  */
 import { StoreError } from '../../../core/errors.js';
 import type { JournalEntry, Json } from '../../records.js';
@@ -20,6 +23,10 @@ export async function appendJournal(tx: RedisTx, entries: JournalEntry[]): Promi
   for (const e of entries) {
     const id = `${e.job}\u0000${e.seq}`;
     const stored = await tx.hget(await keyOf(tx, e.job), String(e.seq));
+    if (!batch.has(id) && stored !== undefined) {
+      const moved = await tx.revisionMoved();
+      if (moved) tx.doom(moved);
+    }
     if (batch.has(id) || stored !== undefined) {
       throw new StoreError(`journal entry ${e.seq} of job ${e.job} exists; entries never change`, {
         code: 'STORE_DUPLICATE',
