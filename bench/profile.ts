@@ -82,22 +82,37 @@ function printCpu(summary: CpuSummary): void {
   }
 }
 
-/** `total_commands_processed` of the Redis server, or of every master of a cluster. */
-async function redisCommands(url: string): Promise<number> {
+/** Runs `fn` on a plain connection to the Redis server, or to every master of a cluster. */
+async function onRedisNodes<T>(url: string, fn: (redis: Redis) => Promise<T>): Promise<T[]> {
   const nodes = redisNodes(url);
   const urls = nodes.length > 0 ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [url];
-  const counts = await Promise.all(
+  return Promise.all(
     urls.map(async (one) => {
       const redis = new Redis(one);
       try {
-        const info = await redis.info('stats');
-        return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+        return await fn(redis);
       } finally {
         redis.disconnect();
       }
     }),
   );
-  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** Zeroes the servers' command statistics (`CONFIG RESETSTAT`). */
+async function resetRedisStats(url: string): Promise<void> {
+  await onRedisNodes(url, (r) => r.config('RESETSTAT'));
+}
+
+/** Calls per Redis command since the last reset, summed over the masters, most first. */
+async function redisCommandCalls(url: string): Promise<[string, number][]> {
+  const calls = new Map<string, number>();
+  for (const info of await onRedisNodes(url, (r) => r.info('commandstats'))) {
+    for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      const name = m[1] ?? '?';
+      calls.set(name, (calls.get(name) ?? 0) + Number(m[2]));
+    }
+  }
+  return [...calls].sort((a, b) => b[1] - a[1]);
 }
 
 async function openTarget(
@@ -151,7 +166,7 @@ async function main(): Promise<void> {
         await runJobs(client, workflow, { concurrency: 5, jobs: 20 });
         workerCounts.reset();
         clientCounts.reset();
-        const commandsBefore = redis ? await redisCommands(redis.url) : undefined;
+        if (redis) await resetRedisStats(redis.url);
         const measure = () =>
           runJobs(client, workflow, { concurrency: c.concurrency, jobs: c.jobs });
         const {
@@ -162,10 +177,16 @@ async function main(): Promise<void> {
           ? await profileCpu(measure)
           : { result: await measure(), summary: undefined, profile: undefined };
         const steps = run.finished * c.steps;
-        if (commandsBefore !== undefined && redis) {
-          const sent = (await redisCommands(redis.url)) - commandsBefore;
+        if (redis) {
+          // What Redis ran: the commands the store sent and those its scripts ran (commandstats
+          // counts both), with the CONFIG RESETSTAT before them.
+          const calls = await redisCommandCalls(redis.url);
+          const total = calls.reduce((sum, [, n]) => sum + n, 0);
           console.log(
-            `  Redis: ${perStep(sent, steps)} commands processed per step (every master)`,
+            `  Redis: ${perStep(total, steps)} commands run per step (every master, scripts' own calls included): ${calls
+              .slice(0, 12)
+              .map(([name, n]) => `${name} ${perStep(n, steps)}`)
+              .join(', ')}`,
           );
         }
         console.log(
