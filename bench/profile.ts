@@ -103,6 +103,17 @@ async function resetRedisStats(url: string): Promise<void> {
   await onRedisNodes(url, (r) => r.config('RESETSTAT'));
 }
 
+/** Bytes the servers received and sent since the last reset, summed over the masters. */
+async function redisNetBytes(url: string): Promise<{ input: number; output: number }> {
+  const stats = await onRedisNodes(url, (r) => r.info('stats'));
+  const sum = (field: string) =>
+    stats.reduce((total, info) => {
+      const found = new RegExp(`^${field}:(\\d+)`, 'm').exec(info);
+      return total + Number(found?.[1] ?? 0);
+    }, 0);
+  return { input: sum('total_net_input_bytes'), output: sum('total_net_output_bytes') };
+}
+
 /** Calls per Redis command since the last reset, summed over the masters, most first. */
 async function redisCommandCalls(url: string): Promise<[string, number][]> {
   const calls = new Map<string, number>();
@@ -182,6 +193,10 @@ async function main(): Promise<void> {
           // counts both), with the CONFIG RESETSTAT before them.
           const calls = await redisCommandCalls(redis.url);
           const total = calls.reduce((sum, [, n]) => sum + n, 0);
+          const net = await redisNetBytes(redis.url);
+          console.log(
+            `  Redis: ${perStep(net.input, steps)} bytes sent to Redis and ${perStep(net.output, steps)} received per step`,
+          );
           console.log(
             `  Redis: ${perStep(total, steps)} commands run per step (every master, scripts' own calls included): ${calls
               .slice(0, 12)
