@@ -19,13 +19,11 @@ import { type BenchRedis, redisServerBinary, waitForPing } from './redis-server.
 /** The masters a `redis://` or `redis+cluster://` URL names, as ioredis options. */
 export function redisNodes(url: string): { host: string; port: number }[] {
   if (!url.startsWith('redis+cluster://')) return [];
-  return url
-    .slice('redis+cluster://'.length)
-    .split(',')
-    .map((node) => {
-      const [host = '127.0.0.1', port = '6379'] = node.split(':');
-      return { host, port: Number(port) };
-    });
+  const [nodes = ''] = url.slice('redis+cluster://'.length).split('?');
+  return nodes.split(',').map((node) => {
+    const [host = '127.0.0.1', port = '6379'] = node.split(':');
+    return { host, port: Number(port) };
+  });
 }
 
 interface Node {
