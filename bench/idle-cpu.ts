@@ -9,12 +9,11 @@
  * the store's notice, not a poll).
  */
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
 import { Worker } from '../src/worker/worker.js';
 import { benchWork } from './bench-handlers.js';
-import { redisNodes, startBenchRedisCluster } from './redis-cluster.js';
+import { onEachRedisNode, startBenchRedisCluster } from './redis-cluster.js';
 import { type BenchRedis, startBenchRedis } from './redis-server.js';
 import { linearWorkflow } from './workflows.js';
 
@@ -27,24 +26,9 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const PARTITIONS = values.partitions.split(',').map(Number);
 
-async function onNodes<T>(url: string, fn: (redis: Redis) => Promise<T>): Promise<T[]> {
-  const nodes = redisNodes(url);
-  const urls = nodes.length > 0 ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [url];
-  return Promise.all(
-    urls.map(async (one) => {
-      const redis = new Redis(one);
-      try {
-        return await fn(redis);
-      } finally {
-        redis.disconnect();
-      }
-    }),
-  );
-}
-
 async function commandsRun(url: string): Promise<number> {
   let total = 0;
-  for (const info of await onNodes(url, (r) => r.info('commandstats'))) {
+  for (const info of await onEachRedisNode(url, (r) => r.info('commandstats'))) {
     for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(m[1]);
   }
   return total;
@@ -60,7 +44,7 @@ async function measure(label: string, url: string): Promise<void> {
   try {
     // Let start-up settle (presence, first polls), then measure a quiet stretch.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await onNodes(url, (r) => r.config('RESETSTAT'));
+    await onEachRedisNode(url, (r) => r.config('RESETSTAT'));
     const cpu = process.cpuUsage();
     const t0 = performance.now();
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));

@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
@@ -20,7 +19,7 @@ import { runJobs } from './drive.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
 import { type CpuSummary, profileCpu } from './profile/cpu-profile.js';
-import { redisNodes, startBenchRedisCluster } from './redis-cluster.js';
+import { onEachRedisNode, startBenchRedisCluster } from './redis-cluster.js';
 import { type BenchRedis, startBenchRedis } from './redis-server.js';
 import { perSecond } from './stats.js';
 import { TUNED_SETTINGS } from './targets.js';
@@ -82,30 +81,14 @@ function printCpu(summary: CpuSummary): void {
   }
 }
 
-/** Runs `fn` on a plain connection to the Redis server, or to every master of a cluster. */
-async function onRedisNodes<T>(url: string, fn: (redis: Redis) => Promise<T>): Promise<T[]> {
-  const nodes = redisNodes(url);
-  const urls = nodes.length > 0 ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [url];
-  return Promise.all(
-    urls.map(async (one) => {
-      const redis = new Redis(one);
-      try {
-        return await fn(redis);
-      } finally {
-        redis.disconnect();
-      }
-    }),
-  );
-}
-
 /** Zeroes the servers' command statistics (`CONFIG RESETSTAT`). */
 async function resetRedisStats(url: string): Promise<void> {
-  await onRedisNodes(url, (r) => r.config('RESETSTAT'));
+  await onEachRedisNode(url, (r) => r.config('RESETSTAT'));
 }
 
 /** Bytes the servers received and sent since the last reset, summed over the masters. */
 async function redisNetBytes(url: string): Promise<{ input: number; output: number }> {
-  const stats = await onRedisNodes(url, (r) => r.info('stats'));
+  const stats = await onEachRedisNode(url, (r) => r.info('stats'));
   const sum = (field: string) =>
     stats.reduce((total, info) => {
       const found = new RegExp(`^${field}:(\\d+)`, 'm').exec(info);
@@ -117,7 +100,7 @@ async function redisNetBytes(url: string): Promise<{ input: number; output: numb
 /** Calls per Redis command since the last reset, summed over the masters, most first. */
 async function redisCommandCalls(url: string): Promise<[string, number][]> {
   const calls = new Map<string, number>();
-  for (const info of await onRedisNodes(url, (r) => r.info('commandstats'))) {
+  for (const info of await onEachRedisNode(url, (r) => r.info('commandstats'))) {
     for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
       const name = m[1] ?? '?';
       calls.set(name, (calls.get(name) ?? 0) + Number(m[2]));

@@ -26,6 +26,28 @@ export function redisNodes(url: string): { host: string; port: number }[] {
   });
 }
 
+/**
+ * Runs `fn` on a plain connection to the Redis server at `url`, or to every master a
+ * `redis+cluster://` URL names; answers in the URL's order.
+ */
+export async function onEachRedisNode<T>(
+  url: string,
+  fn: (redis: Redis) => Promise<T>,
+): Promise<T[]> {
+  const nodes = redisNodes(url);
+  const urls = nodes.length > 0 ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [url];
+  return Promise.all(
+    urls.map(async (one) => {
+      const redis = new Redis(one);
+      try {
+        return await fn(redis);
+      } finally {
+        redis.disconnect();
+      }
+    }),
+  );
+}
+
 interface Node {
   port: number;
   dir: string;
