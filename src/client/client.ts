@@ -15,18 +15,16 @@ import { createIdGenerator } from '../core/ids.js';
 import type { RetentionPolicy } from '../core/retention.js';
 import { isFinalFlowState } from '../core/states.js';
 import type { WorkflowDefinition } from '../durable/definitions.js';
-import { DurableEngine } from '../durable/durable-engine.js';
 import { readInstance } from '../durable/stored-instance.js';
-import { settledTransaction } from '../engine/expression-plan.js';
-import { GraphEngine } from '../engine/graph-engine.js';
 import { isTimeoutMs } from '../engine/job-deadline.js';
-import { signalKey } from '../engine/kinds/hook.js';
 import type { CompiledWorkflow } from '../engine/kinds/index.js';
 import { loadWorkflow } from '../engine/loaded-workflow.js';
-import { type Rerun, rerunGraphJob } from '../engine/rerun-job.js';
+import type { Rerun } from '../engine/rerun-job.js';
+import { signalKey } from '../engine/signal-key.js';
 import { resumeJob, suspendJob } from '../engine/suspension.js';
 import { MAX_DURATION_MS } from '../graph/durations.js';
-import { Models } from '../models/models.js';
+import { JobViews } from '../models/job-views.js';
+import type { Models } from '../models/models.js';
 import { retryingConflicts } from '../store/conflict-retry.js';
 import { enqueueStart } from '../store/queue-admission.js';
 import { queuePlacement } from '../store/queue-placement.js';
@@ -50,6 +48,12 @@ import {
 } from './queues.js';
 import { type FileScheduleOutcome, Schedules } from './schedules.js';
 import { delayedStart, type StartTimeOptions } from './start-time.js';
+
+/** The engines' module and the runtimes of a client's jobs over them. */
+interface Engines {
+  module: typeof import('./client-engines.js');
+  models: Models;
+}
 
 /** Options of a client. */
 export interface ClientOptions {
@@ -201,7 +205,10 @@ function graphContent(definition: CompiledWorkflow): string {
 export class Client {
   readonly clock: Clock;
   private readonly newId: () => string;
-  private readonly models: Models;
+  /** Job views over the stored definitions: reading a job loads no engine. */
+  private readonly views = new JobViews();
+  /** The engines' runtimes, loaded by the first method that needs them. */
+  private loadingEngines: Promise<Engines> | undefined;
   /** The store, with transactions that record weft's spans when an SDK is registered. */
   private readonly traced: Store;
   /** Cron schedules: create, list, pause, resume, delete, backfill (client/schedules.ts). */
@@ -219,11 +226,7 @@ export class Client {
     this.clock = options.clock ?? new SystemClock();
     this.traced = tracingStore(store, () => this.clock.now());
     this.newId = createIdGenerator(this.clock, (n) => randomBytes(n));
-    this.models = new Models({
-      graph: new GraphEngine({ clock: this.clock }),
-      durable: new DurableEngine({ clock: this.clock }),
-    });
-    this.schedules = new Schedules(store, this.models, this.clock);
+    this.schedules = new Schedules(store, async () => (await this.engines()).models, this.clock);
     this.queues = new Queues(store, this.clock);
   }
 
@@ -353,7 +356,7 @@ export class Client {
     const queue = await checkQueueStart(this.store, queueOptions);
     // Checked again with the queue a workflow file names: a trailing debounce takes none.
     const debounce = checkDebounce({ ...options, queue: queueOptions.queue });
-    const model = this.models.ofDefinition(record);
+    const model = (await this.engines()).models.ofDefinition(record);
     const id = options.id ?? this.newId();
     const request = {
       id,
@@ -450,12 +453,13 @@ export class Client {
    */
   async sendEvent(jobId: string, name: string, data: Json = null): Promise<EventOutcome> {
     await this.durableJob(jobId, `event ${name}`);
+    const { models } = await this.engines();
     return this.transaction(async (tx) => {
       const waits = (await readInstance(tx, jobId))?.waits ?? [];
       const waitedFor = [
         ...new Set(waits.map((w) => w.event).filter((e): e is string => e !== undefined)),
       ].sort();
-      await this.models.durable.act(tx, jobId, { type: 'onEvent', name, data });
+      await models.durable.act(tx, jobId, { type: 'onEvent', name, data });
       return { awaited: waitedFor.includes(name), waitedFor };
     });
   }
@@ -494,7 +498,15 @@ export class Client {
     });
   }
 
-  /** A job that has not ended, for `what`. */
+  /** Both engines and what runs on them, loaded once, on first use (client-engines.ts). */
+  private engines(): Promise<Engines> {
+    this.loadingEngines ??= import('./client-engines.js').then((module) => ({
+      module,
+      models: module.clientModels(this.clock),
+    }));
+    return this.loadingEngines;
+  }
+
   /**
    * A transaction of this client's, run again when the store aborted it as a conflict
    * (a deadlock with a worker: store/conflict-retry.ts), so that no command fails for one.
@@ -503,6 +515,7 @@ export class Client {
     return retryingConflicts(() => this.traced.transaction(fn));
   }
 
+  /** A job that has not ended, for `what`. */
   private async runningJob(jobId: string, what: string): Promise<JobRecord> {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
@@ -520,8 +533,9 @@ export class Client {
   /** The job as the command left it (a worker may move it on as soon as it commits). */
   private async controlDurable(jobId: string, op: 'pause' | 'resume' | 'terminate') {
     await this.durableJob(jobId, op);
+    const { models } = await this.engines();
     return this.transaction(async (tx) => {
-      await this.models.durable.control(tx, jobId, op);
+      await models.durable.control(tx, jobId, op);
       return (await tx.getJob(jobId)) as JobRecord;
     });
   }
@@ -549,7 +563,7 @@ export class Client {
     return this.transaction(async (tx) => {
       const job = await tx.getJob(jobId);
       if (!job) throw new NotFoundError('job', jobId);
-      return (await jobView(tx, this.models, job, 0, this.clock.now(), options)).view;
+      return (await jobView(tx, this.views, job, 0, this.clock.now(), options)).view;
     });
   }
 
@@ -635,10 +649,14 @@ export class Client {
       }
       return rerun;
     };
+    const {
+      module: { settledTransaction, rerunGraphJob },
+      models,
+    } = await this.engines();
     if (source.model === 'durable') {
       return retryingConflicts(() =>
         settledTransaction(this.store, async (tx) =>
-          enqueue(tx, await this.models.durable.rerun(tx, { source: jobId, from: activity, id })),
+          enqueue(tx, await models.durable.rerun(tx, { source: jobId, from: activity, id })),
         ),
       );
     }
@@ -663,7 +681,8 @@ export class Client {
     const job = await this.store.getJob(jobId);
     if (!job) throw new NotFoundError('job', jobId);
     if (isFinalFlowState(job.state)) return job;
-    const children = await this.transaction((tx) => this.models.ofJob(job).cancel(tx, job));
+    const runtime = (await this.engines()).models.ofJob(job);
+    const children = await this.transaction((tx) => runtime.cancel(tx, job));
     for (const child of children) await this.cancel(child);
     return (await this.store.getJob(jobId)) as JobRecord;
   }
@@ -707,8 +726,9 @@ export class Client {
    * Requeues a dead letter: its message goes back to its stream, and the job it ended in
    * FAILURE is RUNNING again, so a worker finishes it. `NotFoundError` when there is none.
    */
-  requeueDeadLetter(id: string): Promise<Requeued> {
-    return requeueDeadLetter(this.store, this.models, id, () => this.clock.now());
+  async requeueDeadLetter(id: string): Promise<Requeued> {
+    const { models } = await this.engines();
+    return requeueDeadLetter(this.store, models, id, () => this.clock.now());
   }
 
   /**

@@ -10,8 +10,8 @@ import type { CompositionalNode } from '../core/compositional-key.js';
 import type { FlowState } from '../core/states.js';
 import { deadlineRef, startAtRef } from '../engine/job-deadline.js';
 import type { ActivityView } from '../models/activity-view.js';
+import type { JobViewSource } from '../models/job-views.js';
 import type { ChildView } from '../models/model-runtime.js';
-import type { Models } from '../models/models.js';
 import type { TimelineStep } from '../models/step-timeline.js';
 import { isoTime } from '../models/view-time.js';
 import type { ErrorRecord, JobRecord, Json, QueueItem } from '../store/records.js';
@@ -106,7 +106,7 @@ function queueWait(item: QueueItem): string {
 /** Builds the view of a job and, recursively, its child jobs; `now` words the waits. */
 export async function jobView(
   tx: StoreTx,
-  models: Models,
+  models: JobViewSource,
   job: JobRecord,
   depth = 0,
   now: number = Date.now(),

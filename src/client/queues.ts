@@ -5,8 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import { queuePlacement, type WorkflowDefinition } from '../durable/definitions.js';
-import { fileQueuePlace } from '../engine/queue-place.js';
+import type { WorkflowDefinition } from '../durable/definitions.js';
 import type { CompiledWorkflow } from '../graph/compiled-workflow.js';
 import {
   type CheckedQueue,
@@ -57,6 +56,8 @@ export interface QueueStartOptions {
  * The queue options a start goes by: its own when it names a queue; else its workflow
  * file's `queue:` (its key evaluated over the input, engine/queue-place.ts); else, given
  * a code-first definition, the definition's queue. A start's own key and priority win.
+ * The expression language and the code-first definitions load with the first start that
+ * needs them, not with the queue commands.
  */
 export async function queueOfStart(
   definition: string | WorkflowDefinition<never[], unknown>,
@@ -71,6 +72,7 @@ export async function queueOfStart(
       ? (record.definition as unknown as CompiledWorkflow).queue
       : undefined;
   if (fileQueue) {
+    const { fileQueuePlace } = await import('../engine/queue-place.js');
     return fileQueuePlace(
       record?.workflow as string,
       fileQueue,
@@ -82,7 +84,10 @@ export async function queueOfStart(
   const defined =
     typeof definition === 'string'
       ? undefined
-      : queuePlacement(definition, Array.isArray(input) ? input : [input ?? null]);
+      : (await import('../durable/definitions.js')).queuePlacement(
+          definition,
+          Array.isArray(input) ? input : [input ?? null],
+        );
   if (!defined) return options;
   return {
     ...defined,

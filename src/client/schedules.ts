@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { CronTimes } from '../core/cron.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import type { Models } from '../models/models.js';
-import { startTick, type TickJob } from '../models/schedule-fire.js';
+import type { TickJob } from '../models/schedule-fire.js';
 import {
   type CheckedSchedule,
   checkSchedule,
@@ -57,7 +57,8 @@ function view(schedule: ScheduleRecord): ScheduleView {
 export class Schedules {
   constructor(
     private readonly store: Store,
-    private readonly models: Models,
+    /** The client's runtimes, loaded when a schedule first fires (client-engines.ts). */
+    private readonly models: () => Promise<Models>,
     private readonly clock: Clock,
   ) {}
 
@@ -173,12 +174,15 @@ export class Schedules {
         where,
       );
     }
+    // Starting jobs takes the engines (and a file queue's key, the expression language).
+    const models = await this.models();
+    const { startTick } = await import('../models/schedule-fire.js');
     return this.transaction(async (tx) => {
       const schedule = await tx.lockSchedule(name);
       if (!schedule) throw new NotFoundError('schedule', name);
       const jobs: TickJob[] = [];
       for (const tick of ticks)
-        jobs.push(await startTick(tx, this.models, schedule, tick, this.clock.now()));
+        jobs.push(await startTick(tx, models, schedule, tick, this.clock.now()));
       const created = jobs.filter((j) => j.created).length;
       if (created > 0) {
         await tx.putSchedule({

@@ -23,12 +23,12 @@ import { COLLATION_DIGITS, type CollationDigit } from '../core/collation-digits.
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import type { ActivityRecord, ActivityWrite, JobRecord, Json } from '../store/records.js';
 import type { CounterAdd, StoreTx } from '../store/store.js';
+import { COLLATION_FIELD } from './collation-field.js';
 import { planExpression } from './expression-plan.js';
 import { startEntry } from './history.js';
 import { deadlineWrites, scheduleDeadline } from './job-deadline.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
-import { COLLATION_FIELD } from './step.js';
 import { TAKEN } from './transitions.js';
 
 /** What to rerun. */

@@ -14,6 +14,7 @@ import type {
   NewMessage,
 } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
+import { COLLATION_FIELD } from './collation-field.js';
 import { startEntry } from './history.js';
 import {
   type DeadlineWrites,
@@ -23,7 +24,6 @@ import {
 } from './job-deadline.js';
 import type { LoadedWorkflow } from './loaded-workflow.js';
 import { ENGINE_STREAM } from './messages.js';
-import { COLLATION_FIELD } from './step.js';
 
 /** Where a child job reports back to. */
 export interface ParentLink {

@@ -32,6 +32,7 @@ import type {
   NewWaiter,
 } from '../store/records.js';
 import type { UnitOfWork } from '../store/store.js';
+import { COLLATION_FIELD } from './collation-field.js';
 import { planExpression } from './expression-plan.js';
 import { type GraphHistoryKind, type OwnWrite, stateEntry, stepEntry } from './history.js';
 import {
@@ -52,9 +53,6 @@ function compareRanks(a: number[], b: number[]): number {
   }
   return 0;
 }
-
-/** The job-level counter holding the collation key. */
-export const COLLATION_FIELD = 'collation';
 
 /** Loads a deployed workflow's newest version (for activities that start child jobs). */
 export type WorkflowLoader = (workflow: string) => Promise<LoadedWorkflow>;

@@ -6,10 +6,9 @@
 import { collationTable, formatCollationKey } from '../core/collation.js';
 import { type CompositionalNode, composeKey } from '../core/compositional-key.js';
 import { revertLabel } from '../core/revert-order.js';
-import type { GraphEngine } from '../engine/graph-engine.js';
+import { COLLATION_FIELD } from '../engine/collation-field.js';
 import type { LoadedWorkflow } from '../engine/loaded-workflow.js';
 import { ENGINE_STREAM, type TaskMessage, taskStream } from '../engine/messages.js';
-import { COLLATION_FIELD } from '../engine/step.js';
 import type { ActivityRecord, JobRecord, StreamMessage } from '../store/records.js';
 import type { StoreTx } from '../store/store.js';
 import type { ActivityView } from './activity-view.js';
@@ -17,10 +16,18 @@ import type { ChildView, ModelView, ViewContext } from './model-runtime.js';
 import { UnservedNotes } from './served-work.js';
 import { humanDuration, isoTime, until } from './view-time.js';
 
+/**
+ * Where a view finds a job's loaded workflow version: the graph engine, or a
+ * `WorkflowCache` alone (a view needs nothing else of the engine).
+ */
+export interface WorkflowSource {
+  workflow(tx: StoreTx, workflow: string, version: number): Promise<LoadedWorkflow>;
+}
+
 /** Builds a graph job's part of its view. */
 export async function graphView(
   tx: StoreTx,
-  engine: GraphEngine,
+  engine: WorkflowSource,
   job: JobRecord,
   { children, running, now }: ViewContext,
 ): Promise<ModelView> {

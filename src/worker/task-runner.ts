@@ -21,8 +21,8 @@ import {
   toErrorRecord,
   ValidationError,
 } from '../core/errors.js';
-import { signalKey } from '../engine/kinds/hook.js';
 import { type TaskMessage, type TaskResponse, taskStream } from '../engine/messages.js';
+import { signalKey } from '../engine/signal-key.js';
 import { idempotencyKey } from '../engine/task-context.js';
 import { overriding } from '../store/overriding.js';
 import type { ErrorRecord, Json, NewMessage } from '../store/records.js';

@@ -2,23 +2,27 @@
  * What a `weft` process loads before its command needs it. Every command is a new Node
  * process, and loading modules is most of what a short one costs: `weft --version` and
  * `weft --help` load the CLI alone, not the engines, the expression language or the
- * schema library, which the commands that run workflows load when they run.
+ * schema library, which the commands that run workflows load when they run. The commands
+ * that only read jobs (`status`, `list`, `result`, `history`, `signal`) open the store
+ * and read the stored workflow, and load none of them either.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(ROOT, 'test/fixtures/module-log.mjs');
 
 /** The module files `node bin/weft.js …args` loads, relative to the repository. */
-async function loaded(args: string[]): Promise<string[]> {
+async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const { stderr } = await promisify(execFile)(
     process.execPath,
     ['--import', HOOK, 'bin/weft.js', ...args],
-    { cwd: ROOT },
+    { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', ...env } },
   );
   return [...stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].map((m) =>
     (m[1] as string).replace(`${ROOT}/`, ''),
@@ -32,5 +36,53 @@ describe('what a weft process loads first', () => {
     const modules = await loaded([flag]);
     expect(modules).toContain('dist/cli/main.js');
     expect(modules.filter((m) => HEAVY.some((re) => re.test(m)))).toEqual([]);
+  });
+});
+
+/**
+ * What reading a job must not load: the engines, the activity kinds (with their schemas),
+ * the expression language (loaded with `require`, so named by its module here), the
+ * schema libraries. Small modules of engine/ and durable/ (the collation counter's name,
+ * a stored workflow's layout, a stored instance) are what a view reads.
+ */
+const ENGINES = [
+  /^dist\/engine\/graph-engine\.js$/,
+  /^dist\/durable\/durable-engine\.js$/,
+  /^dist\/engine\/kinds\//,
+  /^dist\/graph\/jsonata-module\.js$/,
+  /node_modules\/(zod|jsonata|@cfworker\/json-schema)\//,
+];
+
+describe('what a weft command that reads jobs loads', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const weft = (args: string[]) =>
+    promisify(execFile)(process.execPath, ['bin/weft.js', ...args], { cwd: ROOT, env });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'weft-start-up-'));
+    env = { ...process.env, NODE_OPTIONS: '', WEFT_STORE: `sqlite:${join(dir, 'weft.db')}` };
+    await weft(['deploy', 'examples/order.yaml']);
+    // A graph job, and a code-first one (a name no process has registered yet).
+    await weft(['start', 'order', '--input', '{"id":"o1","amount":5}', '--id', 'graph-1']);
+    await weft(['start', 'not-registered', '--id', 'code-first-1']);
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['status', 'graph-1'],
+    ['status', 'code-first-1'],
+    ['list'],
+    ['result', 'graph-1'],
+    ['history', 'graph-1'],
+    ['signal', 'graph-1', 'no-such-hook'],
+  ])('weft %s %s opens the store and loads no engine, jsonata or zod', async (...args) => {
+    const modules = await loaded(args, env).catch(
+      // A refused signal exits 1; what it loaded is on stderr all the same.
+      (error: { stderr: string }) =>
+        [...error.stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].map((m) => m[1] as string),
+    );
+    expect(modules.some((m) => /dist\/store\/sqlite\//.test(m))).toBe(true);
+    expect(modules.filter((m) => ENGINES.some((re) => re.test(m)))).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@
  */
 import type { SimulatedClock } from '../../src/core/clock.js';
 import { toErrorRecord } from '../../src/core/errors.js';
+import { COLLATION_FIELD } from '../../src/engine/collation-field.js';
 import { GraphEngine } from '../../src/engine/graph-engine.js';
-import { signalKey } from '../../src/engine/kinds/hook.js';
 import {
   ENGINE_STREAM,
   type EngineMessage,
@@ -14,7 +14,7 @@ import {
   type TaskResponse,
   taskStream,
 } from '../../src/engine/messages.js';
-import { COLLATION_FIELD } from '../../src/engine/step.js';
+import { signalKey } from '../../src/engine/signal-key.js';
 import { idempotencyKey } from '../../src/engine/task-context.js';
 import type { ErrorRecord, Json } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';

@@ -14,6 +14,7 @@ import type { Json } from '../../store/records.js';
 import { finishActivity } from '../finish-activity.js';
 import { passLeg2 } from '../legs.js';
 import { type ActivityAddress, ENGINE_STREAM, type SignalMessage } from '../messages.js';
+import { signalKey } from '../signal-key.js';
 import type { Step } from '../step.js';
 import { defineKind } from './activity-kind.js';
 
@@ -24,11 +25,6 @@ export interface CompiledHook extends CompiledActivityBase {
   signal: string;
   /** How long to wait for the signal. */
   timeoutMs?: number;
-}
-
-/** The signal key a hook waits on: one signal name per job. */
-export function signalKey(job: string, signal: string): string {
-  return `${job}:${signal}`;
 }
 
 function timerKey(address: ActivityAddress): string {

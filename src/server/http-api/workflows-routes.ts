@@ -7,8 +7,8 @@
 import { Hono } from 'hono';
 import { createCollationLayout, digitAt } from '../../core/collation.js';
 import { DIGIT_LABELS } from '../../core/collation-digits.js';
+import { COLLATION_FIELD } from '../../engine/collation-field.js';
 import type { CompiledWorkflow } from '../../engine/kinds/index.js';
-import { COLLATION_FIELD } from '../../engine/step.js';
 import type { DefinitionRecord, JobCounts } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { type GraphShape, graphShape } from './job-detail.js';

@@ -4,6 +4,12 @@
  * are safe: the first applies them, the others wait and find them applied. A database
  * whose schema is newer than this code is refused with `SCHEMA_TOO_NEW` and left as it
  * was; with `apply: false`, one that needs migrations is `SCHEMA_OUTDATED`.
+ *
+ * Most opens find the schema current: they read the applied versions without a
+ * transaction or the lock, two statements where the locked way takes five (a migration
+ * another process has not committed yet is not seen, so that open takes the lock and
+ * waits for it). Only a database that needs something, or whose versions cannot be read,
+ * goes the locked way.
  */
 
 import type pg from 'pg';
@@ -12,7 +18,7 @@ import type { MigrationReport } from '../migration-report.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 
 /** The advisory lock all weft migrations take (any bigint unlikely to collide). */
-const MIGRATION_LOCK = 7_306_085_931_548_295_475n;
+export const MIGRATION_LOCK = 7_306_085_931_548_295_475n;
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS weft_migrations (
   version integer PRIMARY KEY,
@@ -27,6 +33,8 @@ export async function migrate(
   apply = true,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<MigrationReport> {
+  const current = await currentSchema(client, label, apply, migrations);
+  if (current) return current;
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -54,5 +62,33 @@ export async function migrate(
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * The report of a schema that needs nothing, read outside a transaction; undefined when it
+ * needs something or cannot be read that way (no `weft_migrations` yet, a version this
+ * code does not know): {@link migrate} then decides under its lock.
+ */
+async function currentSchema(
+  client: pg.ClientBase,
+  label: string,
+  apply: boolean,
+  migrations: readonly Migration[],
+): Promise<MigrationReport | undefined> {
+  try {
+    // Asked first, so that a new database's first open logs no error on the server.
+    const exists = await client.query("SELECT to_regclass('weft_migrations') IS NOT NULL AS ok");
+    if (exists.rows[0]?.ok !== true) return undefined;
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM weft_migrations');
+    const plan = planMigrations(
+      label,
+      rows.map((r) => Number(r.version)),
+      migrations,
+      apply,
+    );
+    return plan.pending.length === 0 ? migrationReport(plan) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { createCollationLayout, formatCollationKey } from '../../../src/core/collation.js';
-import { signalKey } from '../../../src/engine/kinds/hook.js';
+import { signalKey } from '../../../src/engine/signal-key.js';
 import type { Store } from '../../../src/store/store.js';
 import { HandlerLog } from '../../support/chaos-handlers.js';
 import { ReplayStepper } from '../../support/chaos-replay-stepper.js';

@@ -1,5 +1,6 @@
 /**
  * PostgreSQL only: many stores opening one fresh database at once migrate it once;
+ * a database already migrated opens without waiting on the migration lock;
  * `migrate: false` refuses an unmigrated database; the pool honours `?pool=N`; a deadlock
  * between two transactions fails one of them with the retryable STORE_CONFLICT and
  * commits the other; JSON is stored as written; counters are NUMERIC in the database.
@@ -8,7 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { MIGRATION_LOCK } from '../../../src/store/postgres/migrate.js';
 import type { Store } from '../../../src/store/store.js';
+import { parseStoreUrl } from '../../../src/store/url.js';
 import { rawSql } from '../../support/raw-sql.js';
 import {
   backend,
@@ -51,6 +54,25 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(Number(row.n)).toBe(1);
+  });
+
+  it('a database already migrated opens while another session holds the migration lock', async () => {
+    await open(location.url);
+    const parsed = parseStoreUrl(location.url);
+    if (parsed.dialect !== 'postgres') throw new Error('a PostgreSQL URL');
+    const { default: pg } = await import('pg');
+    const holder = new pg.Client({ connectionString: parsed.connectionString });
+    await holder.connect();
+    try {
+      // As a process migrating this database would hold it, until its COMMIT.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      const second = await open(location.url);
+      expect(await second.listJobs({})).toEqual([]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
   });
 
   it('migrate: false refuses a database that was never migrated', async () => {
