@@ -83,7 +83,7 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
       servers.push(master);
       const replica = await startReplica(master.port);
       await untilReplicas(master.port, 1);
-      const url = `redis://127.0.0.1:${master.port}/0?wait=1&waitTimeout=200`;
+      const url = `redis://127.0.0.1:${master.port}/0?wait=1&waitTimeout=2000`;
       const warnings: string[] = [];
       const store = await open(url, warnings);
       expect(warnings).toEqual([]);
@@ -111,7 +111,7 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe('STORE_NOT_REPLICATED');
       expect((error as StoreError).message).toMatch(
-        /applied on the Redis master at redis:\/\/127\.0\.0\.1:\d+\/0\?wait=1&waitTimeout=200, but 0 of the 1 replicas \?wait=1 asks for had it after 200 ms; it is not acknowledged/,
+        /applied on the Redis master at redis:\/\/127\.0\.0\.1:\d+\/0\?wait=1&waitTimeout=2000, but 0 of the 1 replicas \?wait=1 asks for had it after 2000 ms; it is not acknowledged/,
       );
       // WAIT rolls nothing back: readers of this master see the job the caller was refused.
       expect((await store.getJob('unacked'))?.state).toBe('RUNNING');
@@ -122,13 +122,21 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
       await open(url, later);
       expect(later).toHaveLength(1);
       expect(later[0]).toMatch(
-        /has 0 replicas connected and \?wait=1 asks for 1: every commit there fails with STORE_NOT_REPLICATED after 200 ms/,
+        /has 0 replicas connected and \?wait=1 asks for 1: every commit there fails with STORE_NOT_REPLICATED after 2000 ms/,
       );
 
-      // A replica back: commits are acknowledged again, and it has what the master kept.
+      // A replica back: commits are acknowledged again, and it has what the master kept
+      // (a store that waits longer: a replica that has just synced may be slow to answer
+      // on a busy machine).
       const back = await startReplica(master.port);
       await untilReplicas(master.port, 1);
-      await store.updateJob('unacked', { context: { n: 2 } });
+      const patient: string[] = [];
+      const again = await open(
+        `redis://127.0.0.1:${master.port}/0?wait=1&waitTimeout=10000`,
+        patient,
+      );
+      expect(patient).toEqual([]);
+      await again.updateJob('unacked', { context: { n: 2 } });
       expect((await withServer(back.port, (r) => r.keys('weft:*unacked*'))).length).toBeGreaterThan(
         0,
       );
