@@ -152,6 +152,33 @@ describe.skipIf(!redisCluster || skipBackend)(
       const store = await open();
       // Every master has its replica: nothing to warn about.
       expect(warnings).toEqual([]);
+
+      // `wait=2` asks more than a master has: a warning at open, and a commit refused by
+      // the master that ran it — the one holding the job's keys — which kept it.
+      const greedyWarnings: string[] = [];
+      const greedy = await openStore(`${started.url}?wait=2&waitTimeout=100`, {
+        onWarning: (m) => greedyWarnings.push(m),
+      });
+      stores.push(greedy);
+      expect(greedyWarnings).toHaveLength(1);
+      expect(greedyWarnings[0]).toMatch(/has 1 replica connected and \?wait=2 asks for 2/);
+      const refused = await greedy
+        .createJob({ id: 'greedy', workflow: 'w', version: 1, model: 'graph', input: null })
+        .then(
+          () => undefined,
+          (e: unknown) => e as { code?: string; message: string },
+        );
+      expect(refused?.code).toBe('STORE_NOT_REPLICATED');
+      expect(refused?.message).toMatch(/but 1 of the 2 replicas \?wait=2 asks for had it/);
+      const holders: number[] = [];
+      for (const node of started.nodes) {
+        const keys = await withNode(node.port, (r) => r.keys('weft:{p*}:job:greedy'));
+        const role = await withNode(node.port, (r) => r.info('replication'));
+        if (keys.length > 0 && /^role:master/m.test(role)) holders.push(node.port);
+      }
+      expect(holders).toHaveLength(1);
+      expect(refused?.message).toContain(`(master 127.0.0.1:${holders[0]})`);
+      expect((await store.getJob('greedy'))?.workflow).toBe('w');
       const client = new Client(store);
       const ids: string[] = [];
       for (let n = 0; n < JOBS; n++) {
@@ -244,7 +271,8 @@ describe.skipIf(!redisCluster || skipBackend)(
       const doneAt = Date.now();
       for (const result of results) expect(result).toMatchObject({ state: 'SUCCESS', output: 15 });
       expect(ids).toHaveLength(JOBS + LATE_JOBS);
-      expect(await store.listJobs({ limit: 10_000 })).toHaveLength(JOBS + LATE_JOBS);
+      const listed = await store.listJobs({ limit: 10_000 });
+      expect(listed.filter((j) => j.workflow === 'steps')).toHaveLength(JOBS + LATE_JOBS);
 
       let lostSteps = 0;
       let rerunAfterCommit = 0;
