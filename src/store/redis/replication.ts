@@ -42,6 +42,20 @@ export function keySlot(key: string): number {
   return crc16(Buffer.from(hashed, 'utf8')) % SLOTS;
 }
 
+/**
+ * Masters whose last `WAIT` came back short. `WAIT` blocks the connection it runs on, and
+ * every command queued behind it (the store's reads and claims share it), for its whole
+ * timeout: while a master has fewer replicas connected than asked for, a commit there
+ * fails at once instead (`INFO replication`), until enough are connected again.
+ */
+const short = new WeakSet<Redis>();
+
+/** The replicas connected to a master (`INFO replication`, `connected_slaves`). */
+async function connectedReplicas(master: Redis): Promise<number> {
+  const info = (await master.info('replication')) as string;
+  return Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
 /** `host:port` of a node's connection, as ioredis names it in `Cluster.slots`. */
 function nodeName(node: Redis): string {
   return `${node.options.host}:${node.options.port}`;
@@ -87,18 +101,30 @@ export async function waitForReplicas(
     [...masters].map(async ([name, master]) => {
       let acked: number;
       try {
+        if (short.has(master)) {
+          const connected = await connectedReplicas(master);
+          if (connected < wait.replicas) {
+            throw notReplicated(
+              `the commit was applied on the Redis master at ${name}, but it has ${connected} of the ${wait.replicas} replicas ?wait=${wait.replicas} asks for connected; ${UNACKNOWLEDGED}`,
+            );
+          }
+        }
         acked = await master.wait(wait.replicas, wait.timeoutMs);
       } catch (error) {
+        if (error instanceof StoreError) throw error;
         throw notReplicated(
           `the commit was applied on the Redis master at ${name}, but asking its replicas for it failed (${error instanceof Error ? error.message : String(error)}); ${UNACKNOWLEDGED}`,
           error,
         );
       }
-      if (acked < wait.replicas) {
-        throw notReplicated(
-          `the commit was applied on the Redis master at ${name}, but ${acked} of the ${wait.replicas} replicas ?wait=${wait.replicas} asks for had it after ${wait.timeoutMs} ms; ${UNACKNOWLEDGED}`,
-        );
+      if (acked >= wait.replicas) {
+        short.delete(master);
+        return;
       }
+      short.add(master);
+      throw notReplicated(
+        `the commit was applied on the Redis master at ${name}, but ${acked} of the ${wait.replicas} replicas ?wait=${wait.replicas} asks for had it after ${wait.timeoutMs} ms; ${UNACKNOWLEDGED}`,
+      );
     }),
   );
 }
@@ -129,8 +155,7 @@ export async function replicationWarning(
   for (const { node, name } of masters) {
     let connected: number;
     try {
-      const info = (await node.info('replication')) as string;
-      connected = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+      connected = await connectedReplicas(node);
     } catch {
       return `weft: could not read the replicas of the Redis store at ${name} (INFO replication is refused); with ?wait=${wait.replicas} a commit fails with ${NOT_REPLICATED} when fewer replicas have it`;
     }

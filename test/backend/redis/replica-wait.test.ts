@@ -113,9 +113,17 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
       expect((error as StoreError).message).toMatch(
         /applied on the Redis master at redis:\/\/127\.0\.0\.1:\d+\/0\?wait=1&waitTimeout=2000, but 0 of the 1 replicas \?wait=1 asks for had it after 2000 ms; it is not acknowledged/,
       );
+      // Now that the master is known short of replicas, a commit fails at once (no WAIT
+      // blocking the connection for its timeout), as long as too few are connected.
+      const next = await store.updateJob('acked', { context: { n: 3 } }).then(
+        () => undefined,
+        (e: unknown) => e as StoreError,
+      );
+      expect(next?.code).toBe('STORE_NOT_REPLICATED');
+      expect(next?.message).toMatch(/it has 0 of the 1 replicas \?wait=1 asks for connected/);
       // WAIT rolls nothing back: readers of this master see the job the caller was refused.
       expect((await store.getJob('unacked'))?.state).toBe('RUNNING');
-      expect((await store.getJob('acked'))?.context).toEqual({ n: 1 });
+      expect((await store.getJob('acked'))?.context).toEqual({ n: 3 });
 
       // A store opened now is told that the master has fewer replicas than it asks for.
       const later: string[] = [];
