@@ -8,9 +8,10 @@
  * survives a noisy machine better than steps/s alone.
  */
 import { rmSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { openConnection } from '../src/store/sqlite/connection.js';
+import { redisNodes } from './redis-cluster.js';
 
 /** Writes per second, sequential and with `connections` connections. */
 export interface BaselineResult {
@@ -128,7 +129,11 @@ export async function postgresBaseline(
 }
 
 async function redisWritesPerSecond(url: string, connections: number, ms: number): Promise<number> {
-  const clients = Array.from({ length: connections }, () => new Redis(url));
+  const nodes = redisNodes(url);
+  // On a cluster each connection writes a key of its own slot (`{i}`), spread over the masters.
+  const clients: (Redis | Cluster)[] = Array.from({ length: connections }, () =>
+    nodes.length > 0 ? new Cluster(nodes) : new Redis(url),
+  );
   try {
     const start = performance.now();
     const until = start + ms;
@@ -136,7 +141,11 @@ async function redisWritesPerSecond(url: string, connections: number, ms: number
       clients.map(async (redis, i) => {
         let writes = 0;
         while (performance.now() < until) {
-          await redis.hincrby('bench:baseline', String(i + 1), 1);
+          await redis.hincrby(
+            nodes.length > 0 ? `bench:baseline:{${i}}` : 'bench:baseline',
+            String(i + 1),
+            1,
+          );
           writes++;
         }
         return writes;

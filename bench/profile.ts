@@ -1,6 +1,6 @@
 /**
- * Where the time goes in scenarios 1 and 4: `tsx bench/profile.ts [--store sqlite|postgres]
- * [--cpu] [--jobs N] [--model graph|code-first]`. One worker runs in this process (so everything is counted and
+ * Where the time goes in scenarios 1 and 4: `tsx bench/profile.ts [--store sqlite|postgres|redis|redis-cluster]
+ * [--cpu] [--jobs N] [--model graph|code-first] [--postgres-url URL] [--redis-url URL]`. One worker runs in this process (so everything is counted and
  * profiled in one place), over a store wrapper that counts every contract call. For each
  * case it prints commits, transactions, store calls and PostgreSQL round trips per step,
  * split between the worker and the driver's Client, the calls by method, and with
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { Client } from '../src/client/client.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
@@ -19,6 +20,8 @@ import { runJobs } from './drive.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
 import { type CpuSummary, profileCpu } from './profile/cpu-profile.js';
+import { redisNodes, startBenchRedisCluster } from './redis-cluster.js';
+import { type BenchRedis, startBenchRedis } from './redis-server.js';
 import { perSecond } from './stats.js';
 import { TUNED_SETTINGS } from './targets.js';
 import { linearWorkflow } from './workflows.js';
@@ -30,9 +33,14 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '200' },
     'save-profile': { type: 'string' },
     'postgres-url': { type: 'string' },
+    'redis-url': { type: 'string' },
     model: { type: 'string', default: 'graph' },
   },
 });
+const STORES = ['sqlite', 'postgres', 'redis', 'redis-cluster'];
+if (!STORES.includes(values.store)) {
+  throw new Error(`--store is one of ${STORES.join(', ')}, not ${values.store}`);
+}
 if (values.model !== 'graph' && values.model !== 'code-first') {
   throw new Error(`--model is graph or code-first, not ${values.model}`);
 }
@@ -58,7 +66,7 @@ function perStep(n: number, steps: number): string {
 
 function printCounts(label: string, counts: StoreCounts, steps: number): void {
   console.log(
-    `  ${label}: ${perStep(counts.durableCommits, steps)} durable commits/step; ${perStep(counts.transactions, steps)} transactions + ${perStep(counts.directWrites, steps)} direct writes + ${perStep(counts.directReads, steps)} direct reads; ${perStep(counts.totalCalls, steps)} store calls, ~${perStep(counts.roundTrips, steps)} PostgreSQL round trips per step`,
+    `  ${label}: ${perStep(counts.durableCommits, steps)} durable commits/step; ${perStep(counts.transactions, steps)} transactions + ${perStep(counts.directWrites, steps)} direct writes + ${perStep(counts.directReads, steps)} direct reads; ${perStep(counts.totalCalls, steps)} store calls${values.store === 'postgres' ? `, ~${perStep(counts.roundTrips, steps)} PostgreSQL round trips` : ''} per step`,
   );
   const calls = [...counts.calls].sort((a, b) => b[1] - a[1]);
   console.log(`    ${calls.map(([name, n]) => `${name} ${perStep(n, steps)}`).join(', ')}`);
@@ -74,11 +82,57 @@ function printCpu(summary: CpuSummary): void {
   }
 }
 
+/** Runs `fn` on a plain connection to the Redis server, or to every master of a cluster. */
+async function onRedisNodes<T>(url: string, fn: (redis: Redis) => Promise<T>): Promise<T[]> {
+  const nodes = redisNodes(url);
+  const urls = nodes.length > 0 ? nodes.map((n) => `redis://${n.host}:${n.port}`) : [url];
+  return Promise.all(
+    urls.map(async (one) => {
+      const redis = new Redis(one);
+      try {
+        return await fn(redis);
+      } finally {
+        redis.disconnect();
+      }
+    }),
+  );
+}
+
+/** Zeroes the servers' command statistics (`CONFIG RESETSTAT`). */
+async function resetRedisStats(url: string): Promise<void> {
+  await onRedisNodes(url, (r) => r.config('RESETSTAT'));
+}
+
+/** Bytes the servers received and sent since the last reset, summed over the masters. */
+async function redisNetBytes(url: string): Promise<{ input: number; output: number }> {
+  const stats = await onRedisNodes(url, (r) => r.info('stats'));
+  const sum = (field: string) =>
+    stats.reduce((total, info) => {
+      const found = new RegExp(`^${field}:(\\d+)`, 'm').exec(info);
+      return total + Number(found?.[1] ?? 0);
+    }, 0);
+  return { input: sum('total_net_input_bytes'), output: sum('total_net_output_bytes') };
+}
+
+/** Calls per Redis command since the last reset, summed over the masters, most first. */
+async function redisCommandCalls(url: string): Promise<[string, number][]> {
+  const calls = new Map<string, number>();
+  for (const info of await onRedisNodes(url, (r) => r.info('commandstats'))) {
+    for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      const name = m[1] ?? '?';
+      calls.set(name, (calls.get(name) ?? 0) + Number(m[2]));
+    }
+  }
+  return [...calls].sort((a, b) => b[1] - a[1]);
+}
+
 async function openTarget(
   dir: string,
   postgres: BenchPostgres | undefined,
+  redis: BenchRedis | undefined,
   label: string,
 ): Promise<Store> {
+  if (redis) return openStore(await redis.createDatabase(label));
   if (postgres) {
     const url = new URL(await postgres.createDatabase(label));
     url.searchParams.set('pool', String(TUNED_SETTINGS.workerPool + TUNED_SETTINGS.driverPool));
@@ -91,9 +145,15 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-profile-'));
   const postgres =
     values.store === 'postgres' ? await startBenchPostgres(values['postgres-url']) : undefined;
+  const redis =
+    values.store === 'redis'
+      ? await startBenchRedis(values['redis-url'])
+      : values.store === 'redis-cluster'
+        ? await startBenchRedisCluster()
+        : undefined;
   try {
     for (const [index, c] of CASES.entries()) {
-      const store = await openTarget(dir, postgres, `profile_${index}`);
+      const store = await openTarget(dir, postgres, redis, `profile_${index}`);
       const workerCounts = new StoreCounts();
       const clientCounts = new StoreCounts();
       const client = new Client(countingStore(store, clientCounts));
@@ -117,6 +177,7 @@ async function main(): Promise<void> {
         await runJobs(client, workflow, { concurrency: 5, jobs: 20 });
         workerCounts.reset();
         clientCounts.reset();
+        if (redis) await resetRedisStats(redis.url);
         const measure = () =>
           runJobs(client, workflow, { concurrency: c.concurrency, jobs: c.jobs });
         const {
@@ -127,6 +188,22 @@ async function main(): Promise<void> {
           ? await profileCpu(measure)
           : { result: await measure(), summary: undefined, profile: undefined };
         const steps = run.finished * c.steps;
+        if (redis) {
+          // What Redis ran: the commands the store sent and those its scripts ran (commandstats
+          // counts both), with the CONFIG RESETSTAT before them.
+          const calls = await redisCommandCalls(redis.url);
+          const total = calls.reduce((sum, [, n]) => sum + n, 0);
+          const net = await redisNetBytes(redis.url);
+          console.log(
+            `  Redis: ${perStep(net.input, steps)} bytes sent to Redis and ${perStep(net.output, steps)} received per step`,
+          );
+          console.log(
+            `  Redis: ${perStep(total, steps)} commands run per step (every master, scripts' own calls included): ${calls
+              .slice(0, 12)
+              .map(([name, n]) => `${name} ${perStep(n, steps)}`)
+              .join(', ')}`,
+          );
+        }
         console.log(
           `${c.name} on ${store.dialect}: ${run.finished} jobs, ${perSecond(steps, run.elapsedMs).toFixed(0)} steps/s, ${(run.elapsedMs / run.finished).toFixed(2)} ms/job`,
         );
@@ -145,6 +222,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await postgres?.stop();
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -29,7 +29,8 @@ export interface BenchRedis {
 /** The logical database each run takes (not 0, so a run never shares the admin's). */
 const RUN_DB = 1;
 
-function binary(): string {
+/** Debian's `redis-server`, or the one `WEFT_BENCH_REDIS_SERVER` names. */
+export function redisServerBinary(): string {
   const named = process.env.WEFT_BENCH_REDIS_SERVER;
   if (named) return named;
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
@@ -41,7 +42,8 @@ function binary(): string {
   );
 }
 
-async function waitForPing(url: string, child: ChildProcess | undefined): Promise<void> {
+/** Resolves once the server at `url` answers PING (fails when `child` exits first). */
+export async function waitForPing(url: string, child: ChildProcess | undefined): Promise<void> {
   const deadline = Date.now() + 20_000;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -71,7 +73,7 @@ export async function startBenchRedis(url?: string): Promise<BenchRedis> {
     const port = await freePort();
     dir = mkdtempSync(join(tmpdir(), 'weft-bench-redis-'));
     child = spawn(
-      binary(),
+      redisServerBinary(),
       [
         '--port',
         String(port),

@@ -30,6 +30,10 @@ export interface RunInfo {
   redis?: Record<string, string> | undefined;
   /** Why Redis was not measured, when a Redis target was asked for and it was not. */
   redisProblem?: string | undefined;
+  /** The Redis Cluster's settings (its first master's), when the `redis-cluster` target ran. */
+  redisCluster?: Record<string, string> | undefined;
+  /** Why the cluster was not measured, when its target was asked for and it was not. */
+  redisClusterProblem?: string | undefined;
   /** 1-minute load average when the run started and when it ended. */
   load: [number, number];
 }
@@ -168,6 +172,15 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     : info.redisProblem
       ? `- Redis: not measured (${info.redisProblem}).`
       : undefined;
+  const clusterLine = info.redisCluster
+    ? `- Redis Cluster: ${Object.entries(info.redisCluster)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(
+          ', ',
+        )}. Started by the bench on loopback ports of this machine (\`redis-cli --cluster create\`), each master as durable as the single server; the store on it has its default 16 partitions, spread over the masters' slots. Every run empties every master. The baseline's connections each write a key of their own slot.`
+    : info.redisClusterProblem
+      ? `- Redis Cluster: not measured (${info.redisClusterProblem}).`
+      : undefined;
   const sqlite = info.sqlite
     ? `SQLite ${info.sqlite.version} via better-sqlite3, journal_mode=${info.sqlite.journal_mode}, synchronous=${info.sqlite.synchronous} (the store's default: a commit is durable on power loss), wal_autocheckpoint=${info.sqlite.wal_autocheckpoint} pages`
     : 'not measured';
@@ -186,6 +199,7 @@ export function renderMarkdown(results: ResultSet, info: RunInfo): string {
     `- Node ${machine.node}. Load average (1 min) ${info.load[0]} at the start, ${info.load[1]} at the end, on ${machine.cores} cores${Math.max(...info.load) > machine.cores ? ' — the machine was busy with other work, so absolute figures are low and noisy; the ratios to the baseline hold up better' : ''}.`,
     `- PostgreSQL: ${pgSettings}. Server on the same machine, TCP on 127.0.0.1, durable defaults (nothing turned off; only max_connections raised).`,
     ...(redisLine ? [redisLine] : []),
+    ...(clusterLine ? [clusterLine] : []),
     `- SQLite: ${sqlite}; one connection shared by the driver's Client and the in-process Worker.`,
     `- Workers: targets marked "defaults" (and the worker-process targets) run \`new Worker({ store, handlers, workflows, tasks })\` with no other option on a store URL with no \`?pool=\` — concurrency ${WORKER_DEFAULTS.concurrency} handlers, engine batch ${WORKER_DEFAULTS.batchSize} messages, ${WORKER_DEFAULTS.engineLanes} engine lanes, ${WORKER_DEFAULTS.resultLanes} result lane, lease ${WORKER_DEFAULTS.leaseMs / 1000} s, PostgreSQL pool ${DEFAULT_POOL_SIZE}; targets marked "tuned" pass concurrency ${settings.concurrency}, engine batch ${settings.batchSize} and pool ${settings.workerPool}. The driver of worker-process targets has a pool of ${settings.driverPool}. In-process targets run one Worker in the driver's process, sharing its store (on PostgreSQL its pool); \`PG, N procs\` targets run workers in separate processes (\`bench/worker-process.ts\`) while the driver only starts jobs through the Client and measures. Profile rows: statements/step counts every store call of the process plus BEGIN and COMMIT per transaction (on PostgreSQL each a statement; the pool pipelines, so several can share one round trip), commits/step the transactions that wrote, round trips/transaction the statements per transaction (an upper bound on its round trips), Node CPU/step the user and system CPU time of the process holding the Client and the Worker (\`process.cpuUsage\`; on SQLite it includes the WAL flushes, which better-sqlite3 does on the main thread) divided by the steps; in-process targets only. Machine CPU busy is the share of all cores' time not idle during the run (from /proc/stat; it includes PostgreSQL and worker processes).`,
     results.targets.includes('dbos')

@@ -23,6 +23,7 @@ import { defaultBullmqDir, runBullmqLinear } from './bullmq.js';
 import { defaultDbosDir, runDbosLinear } from './dbos.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { type BenchPostgres, startBenchPostgres } from './postgres-server.js';
+import { startBenchRedisCluster } from './redis-cluster.js';
 import { type BenchRedis, startBenchRedis } from './redis-server.js';
 import { renderMarkdown } from './report-markdown.js';
 import { renderTable } from './report-table.js';
@@ -33,6 +34,7 @@ import { FULL_SIZES, QUICK_SIZES, type Sizes } from './sizes.js';
 import {
   type BenchEnv,
   DEFAULT_TARGETS,
+  redisOf,
   startTarget,
   TARGET_NAMES,
   TARGETS,
@@ -110,8 +112,7 @@ async function measureBaseline(
   }
   const connections = Math.max(1, spec.processes) * workerPoolOf(spec, env.settings);
   if (spec.dialect === 'redis') {
-    if (!env.redis) throw new BenchError('BENCH_REDIS', 'no Redis server');
-    const url = await env.redis.createDatabase(`baseline_${target}_${rep}`);
+    const url = await redisOf(spec, env).createDatabase(`baseline_${target}_${rep}`);
     return { result: await redisBaseline(url, connections, sizes.baselineMs) };
   }
   if (!env.postgres) throw new BenchError('BENCH_PG', 'no PostgreSQL server');
@@ -237,6 +238,9 @@ async function main(): Promise<void> {
   let redis: BenchRedis | undefined;
   let redisProblem: string | undefined;
   let redisSettings: Record<string, string> | undefined;
+  let cluster: BenchRedis | undefined;
+  let clusterProblem: string | undefined;
+  let clusterSettings: Record<string, string> | undefined;
   let sqliteSettings: SqliteSettings | undefined;
   const results = new ResultSet(scenarios, targets);
   const onSignal = () => process.exit(130);
@@ -255,7 +259,7 @@ async function main(): Promise<void> {
         log(`PostgreSQL unavailable: ${postgresProblem}`);
       }
     }
-    if (targets.some((t) => TARGETS[t].dialect === 'redis')) {
+    if (targets.some((t) => TARGETS[t].dialect === 'redis' && !TARGETS[t].cluster)) {
       try {
         redis = await startBenchRedis(options.redisUrl ?? process.env.WEFT_BENCH_REDIS_URL);
         redisSettings = await redis.settings();
@@ -265,11 +269,23 @@ async function main(): Promise<void> {
         log(`Redis unavailable: ${redisProblem}`);
       }
     }
-    const env: BenchEnv = { dir, postgres, redis, settings: TUNED_SETTINGS };
+    if (targets.some((t) => TARGETS[t].cluster)) {
+      try {
+        cluster = await startBenchRedisCluster();
+        clusterSettings = await cluster.settings();
+        log(`Redis Cluster (${clusterSettings.masters} masters) at ${cluster.url}`);
+      } catch (error) {
+        clusterProblem = error instanceof Error ? error.message : String(error);
+        log(`Redis Cluster unavailable: ${clusterProblem}`);
+      }
+    }
+    const env: BenchEnv = { dir, postgres, redis, redisCluster: cluster, settings: TUNED_SETTINGS };
     for (let rep = 0; rep < sizes.runs; rep++) {
       for (const target of targets) {
         if (TARGETS[target].dialect === 'postgres' && !postgres) continue;
-        if (TARGETS[target].dialect === 'redis' && !redis) continue;
+        if (TARGETS[target].dialect === 'redis' && !(TARGETS[target].cluster ? cluster : redis)) {
+          continue;
+        }
         let baseline: BaselineResult | undefined;
         try {
           const measured = await measureBaseline(target, env, sizes, rep);
@@ -312,6 +328,8 @@ async function main(): Promise<void> {
         postgresProblem,
         redis: redisSettings,
         redisProblem,
+        redisCluster: clusterSettings,
+        redisClusterProblem: clusterProblem,
         load: [loadAtStart, loadAverage()],
       });
       writeFileSync(options.out, markdown);
@@ -320,6 +338,7 @@ async function main(): Promise<void> {
   } finally {
     await postgres?.stop();
     await redis?.stop();
+    await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

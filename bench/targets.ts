@@ -20,6 +20,7 @@ import { BenchError } from './bench-error.js';
 import { benchWork } from './bench-handlers.js';
 import type { BenchPostgres } from './postgres-server.js';
 import { countingStore, StoreCounts } from './profile/counting-store.js';
+import { redisNodes } from './redis-cluster.js';
 import type { BenchRedis } from './redis-server.js';
 import type { FromWorker, ToWorker } from './worker-process.js';
 
@@ -39,6 +40,7 @@ export const TARGET_NAMES = [
   'pg-4',
   'dbos',
   'redis',
+  'redis-cluster',
   'bullmq',
 ] as const;
 /** One of {@link TARGET_NAMES}. */
@@ -66,6 +68,8 @@ export interface TargetSpec {
   title: string;
   /** Not weft: runs its own workload (DBOS), only where a scenario knows how. */
   external?: boolean;
+  /** Redis only: on the run's three-master Redis Cluster (`redis-cluster.ts`), not one server. */
+  cluster?: boolean;
 }
 
 /** Every target by name. */
@@ -134,6 +138,14 @@ export const TARGETS: Record<TargetName, TargetSpec> = {
     settings: 'defaults',
     title: 'Redis (in-process, defaults)',
   },
+  'redis-cluster': {
+    name: 'redis-cluster',
+    dialect: 'redis',
+    processes: 0,
+    settings: 'defaults',
+    title: 'Redis Cluster, 3 masters (in-process, defaults)',
+    cluster: true,
+  },
   bullmq: {
     name: 'bullmq',
     dialect: 'redis',
@@ -185,6 +197,8 @@ export interface BenchEnv {
   dir: string;
   postgres: BenchPostgres | undefined;
   redis?: BenchRedis | undefined;
+  /** The three-master cluster the `redis-cluster` target runs on. */
+  redisCluster?: BenchRedis | undefined;
   settings: WorkerSettings;
   /** Extra `node` flags for worker processes (e.g. `--cpu-prof`). */
   workerExecArgv?: string[];
@@ -231,8 +245,8 @@ export async function startTarget(
     driverUrl = url;
     workerUrl = url;
   } else if (spec.dialect === 'redis') {
-    if (!env.redis) throw new BenchError('BENCH_REDIS', 'no Redis server for this run');
-    url = await env.redis.createDatabase(label);
+    const server = redisOf(spec, env);
+    url = await server.createDatabase(label);
     driverUrl = url;
     workerUrl = url;
   } else {
@@ -321,8 +335,28 @@ export async function startTarget(
   };
 }
 
-/** The Redis server's `used_memory` (the server holds only this run's database). */
+/** The Redis server (or cluster) a Redis target runs on. */
+export function redisOf(spec: TargetSpec, env: BenchEnv): BenchRedis {
+  const server = spec.cluster ? env.redisCluster : env.redis;
+  if (!server) {
+    throw new BenchError(
+      'BENCH_REDIS',
+      `no Redis ${spec.cluster ? 'cluster' : 'server'} for this run`,
+    );
+  }
+  return server;
+}
+
+/**
+ * The Redis server's `used_memory` (the server holds only this run's database); on a
+ * cluster, every master's summed.
+ */
 async function redisMemory(url: string): Promise<number> {
+  const nodes = redisNodes(url);
+  if (nodes.length > 0) {
+    const each = await Promise.all(nodes.map((n) => redisMemory(`redis://${n.host}:${n.port}`)));
+    return each.reduce((a, b) => a + b, 0);
+  }
   const redis = new Redis(url);
   try {
     const info = await redis.info('memory');

@@ -1,7 +1,12 @@
 /** The store URL parser: what it accepts, and typed errors for what it does not. */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/core/errors.js';
 import { DEFAULT_STORE_URL, parseStoreUrl, redactUrl } from '../../src/store/url.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 describe('parseStoreUrl', () => {
   it('defaults to the embedded SQLite file', () => {
@@ -154,5 +159,20 @@ describe('parseStoreUrl', () => {
     // Not a URL at all: still nothing after a user-info colon or a query mark.
     expect(redactUrl('u:hunter2@h/db?password=x')).toBe('u:***@h/db?***');
     expect(() => parseStoreUrl('u:hunter2@h/db?password=x')).toThrow(/^(?!.*hunter2)/s);
+  });
+});
+
+describe("the README's store URLs", () => {
+  it('are URLs the store opens: PostgreSQL, one Redis server, a Redis Cluster', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const urls = [...readme.matchAll(/^export WEFT_STORE='([^']+)'$/gm)].map((m) => m[1] ?? '');
+    expect(urls.map((u) => parseStoreUrl(u))).toMatchObject([
+      { dialect: 'postgres', host: 'db.example.com', poolSize: 20 },
+      { dialect: 'redis', host: 'redis.example.com', port: 6379, db: 0 },
+      {
+        dialect: 'redis',
+        cluster: [{ host: '10.0.0.1' }, { host: '10.0.0.2' }, { host: '10.0.0.3' }],
+      },
+    ]);
   });
 });

@@ -446,6 +446,11 @@ export class RedisTx {
     });
   }
 
+  /** True when this attempt deleted `key` and wrote nothing to it since. */
+  gone(key: string): boolean {
+    return this.deleted.has(key) && !this.dirty.has(key);
+  }
+
   /** Something to run should this attempt roll back (see {@link compensate}). */
   onRollback(run: () => Promise<void>): void {
     // A place of its own in the undo log: a savepoint taken before it is below its mark.

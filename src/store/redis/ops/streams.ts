@@ -778,15 +778,19 @@ export async function parkMessages(tx: RedisTx, job: string, into: string): Prom
     const key = messageKey(tx, m.id);
     // Checked at commit: a claim meanwhile keeps its message where it is.
     const holder = await tx.hgetChecked(key, 'consumer');
-    await tx.hgetChecked(key, 'availableAt');
-    if (holder !== undefined && m.availableAt > now) continue;
+    const availableAt = Number((await tx.hgetChecked(key, 'availableAt')) ?? m.availableAt);
+    // The caller's other operations run beside this one (a worker issues a result's ack
+    // with the steps it plans, as a SQL connection would run them in order): an ack that
+    // took the message while this read it has completed it, and there is nothing to park.
+    if (tx.gone(key)) continue;
+    if (holder !== undefined && availableAt > now) continue;
     await dropMessage(tx, m.stream, m.id);
     await append(tx, [
       {
         stream: into,
         job,
         payload: { stream: m.stream, payload: m.payload },
-        availableAt: holder === undefined ? Math.max(m.availableAt, now) : now,
+        availableAt: holder === undefined ? Math.max(availableAt, now) : now,
       },
     ]);
     moved++;
