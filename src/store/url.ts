@@ -53,7 +53,54 @@ export type StoreUrl =
       cluster?: { host: string; port: number }[];
       /** `?partitions=N` (cluster only): the partition count a new store is created with. */
       partitions?: number;
+      /**
+       * `?wait=N[&waitTimeout=ms]`: after every commit, `WAIT N ms` on the master that ran
+       * it; a commit fewer than N replicas acknowledged in time fails with `StoreError`
+       * `STORE_NOT_REPLICATED` (docs/store-redis.md, section 5). Absent: no waiting.
+       */
+      wait?: RedisWait;
     };
+
+/** `?wait=N&waitTimeout=ms` of a Redis URL. */
+export interface RedisWait {
+  /** Replicas that must have a commit before it is acknowledged. */
+  replicas: number;
+  /** How long a commit waits for them (ms). */
+  timeoutMs: number;
+}
+
+/** The most replicas `?wait=` may ask for. */
+export const MAX_REDIS_WAIT = 64;
+/** `waitTimeout` when `wait` is given without it (ms). */
+export const DEFAULT_REDIS_WAIT_TIMEOUT_MS = 1_000;
+/** The longest `waitTimeout` (ms). */
+const MAX_REDIS_WAIT_TIMEOUT_MS = 600_000;
+
+/**
+ * Reads `wait` and `waitTimeout` from a Redis URL's parameters (deleting them), or throws
+ * through `bad` naming the parameter and the value it got.
+ */
+function redisWait(params: URLSearchParams, bad: (what: string) => never): RedisWait | undefined {
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const all = params.getAll(name);
+    params.delete(name);
+    if (all.length === 0) return undefined;
+    if (all.length > 1) bad(`${name} is given ${all.length} times`);
+    const value = all[0] as string;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      bad(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    }
+    return n;
+  };
+  const replicas = integer('wait', 1, MAX_REDIS_WAIT);
+  const timeoutMs = integer('waitTimeout', 1, MAX_REDIS_WAIT_TIMEOUT_MS);
+  if (replicas === undefined) {
+    if (timeoutMs !== undefined) bad('waitTimeout needs wait (the replicas to wait for)');
+    return undefined;
+  }
+  return { replicas, timeoutMs: timeoutMs ?? DEFAULT_REDIS_WAIT_TIMEOUT_MS };
+}
 
 const HINT =
   'use sqlite:<path>, sqlite::memory:, postgres://user:pass@host:port/db or redis://host:port';
@@ -149,7 +196,10 @@ export function parseStoreUrl(url: string | undefined): StoreUrl {
   );
 }
 
-/** `redis://[user:pass@]host:port[/db]`; a typed error for anything else of that scheme. */
+/**
+ * `redis://[user:pass@]host:port[/db][?wait=N[&waitTimeout=ms]]`; a typed error for
+ * anything else of that scheme.
+ */
 function parseRedisUrl(text: string): StoreUrl {
   const redacted = redactUrl(text);
   if (/^redis\+cluster:/i.test(text)) return parseRedisClusterUrl(text, redacted);
@@ -172,12 +222,16 @@ function parseRedisUrl(text: string): StoreUrl {
       'store URL',
     );
   }
-  if ([...parsed.searchParams.keys()].length > 0) {
+  const bad = (what: string): never => {
     throw new ValidationError(
-      `a Redis store URL takes no parameters yet, got ${JSON.stringify(redacted)}`,
+      `${what} in ${JSON.stringify(redacted)}; use redis://[user:pass@]host:port[/db][?wait=N[&waitTimeout=ms]]`,
       'store URL',
     );
-  }
+  };
+  const params = new URLSearchParams(parsed.searchParams);
+  const wait = redisWait(params, bad);
+  const unknown = [...params.keys()][0];
+  if (unknown !== undefined) bad(`unknown parameter ${JSON.stringify(unknown)}`);
   return {
     dialect: 'redis',
     host: decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1') || 'localhost',
@@ -186,19 +240,21 @@ function parseRedisUrl(text: string): StoreUrl {
     username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
     redacted,
+    ...(wait && { wait }),
   };
 }
 
 /** The most partitions a cluster store may be created with. */
 export const MAX_REDIS_PARTITIONS = 1024;
 
-const CLUSTER_HINT = 'use redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N]';
+const CLUSTER_HINT =
+  'use redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N][&wait=N[&waitTimeout=ms]]';
 
 /**
- * `redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N]`: the seed nodes of a
- * Redis Cluster (ioredis finds the rest), each with its port; a cluster has database 0
- * only, so a path is refused; `partitions` is the partition count a new store is created
- * with (an existing store keeps its own).
+ * `redis+cluster://[user:pass@]host:port,host:port,…[?partitions=N][&wait=N[&waitTimeout=ms]]`:
+ * the seed nodes of a Redis Cluster (ioredis finds the rest), each with its port; a
+ * cluster has database 0 only, so a path is refused; `partitions` is the partition count a
+ * new store is created with (an existing store keeps its own); `wait` as on one server.
  */
 function parseRedisClusterUrl(text: string, redacted: string): StoreUrl {
   const bad = (what: string): never => {
@@ -231,6 +287,7 @@ function parseRedisClusterUrl(text: string, redacted: string): StoreUrl {
     }
     return { host: host.replace(/^\[(.*)\]$/, '$1'), port };
   });
+  const wait = redisWait(params, bad);
   let partitions: number | undefined;
   for (const [name, value] of params) {
     if (name !== 'partitions') bad(`unknown parameter ${JSON.stringify(name)}`);
@@ -255,5 +312,6 @@ function parseRedisClusterUrl(text: string, redacted: string): StoreUrl {
     redacted,
     cluster: nodes,
     ...(partitions !== undefined && { partitions }),
+    ...(wait && { wait }),
   };
 }

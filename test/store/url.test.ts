@@ -91,7 +91,14 @@ describe('parseStoreUrl', () => {
     ['redis+cluster://a:7000?partitions=x', /partitions must be an integer/],
     ['redis+cluster://a:7000?tls=1', /unknown parameter "tls"/],
     ['redis://localhost/zero', /Redis database must be a number/],
-    ['redis://localhost:6379/0?tls=1', /takes no parameters/],
+    ['redis://localhost:6379/0?tls=1', /unknown parameter "tls"/],
+    ['redis://localhost?wait=0', /wait must be an integer from 1 to 64, got "0"/],
+    ['redis://localhost?wait=two', /wait must be an integer from 1 to 64, got "two"/],
+    ['redis://localhost?wait=1&wait=2', /wait is given 2 times/],
+    ['redis://localhost?wait=1&waitTimeout=-5', /waitTimeout must be an integer from 1 to 600000/],
+    ['redis://localhost?waitTimeout=100', /waitTimeout needs wait/],
+    ['redis+cluster://a:7000?wait=1.5', /wait must be an integer from 1 to 64, got "1.5"/],
+    ['redis+cluster://a:7000?wait=1&waitTimeout=0', /waitTimeout must be an integer/],
     ['redis://[bad', /malformed Redis URL/],
     ['just-a-path.db', /not a store URL/],
     ['postgres://localhost/db?pool=0', /pool must be an integer/],
@@ -120,6 +127,20 @@ describe('parseStoreUrl', () => {
     const url = parseStoreUrl('redis://weft:s3cret@cache.local');
     expect(url).toMatchObject({ dialect: 'redis', port: 6379, db: 0, password: 's3cret' });
     expect(url.dialect === 'redis' && url.redacted).toBe('redis://weft:***@cache.local');
+  });
+
+  it('reads ?wait=N[&waitTimeout=ms] on one server and on a cluster (1 s when no timeout is given)', () => {
+    expect(parseStoreUrl('redis://127.0.0.1:6390/2?wait=1')).toMatchObject({
+      db: 2,
+      wait: { replicas: 1, timeoutMs: 1_000 },
+    });
+    expect(parseStoreUrl('redis://127.0.0.1:6390?wait=2&waitTimeout=250')).toMatchObject({
+      wait: { replicas: 2, timeoutMs: 250 },
+    });
+    expect(
+      parseStoreUrl('redis+cluster://a:7000,b:7001?partitions=8&wait=1&waitTimeout=500'),
+    ).toMatchObject({ partitions: 8, wait: { replicas: 1, timeoutMs: 500 } });
+    expect(parseStoreUrl('redis://127.0.0.1:6390')).not.toHaveProperty('wait');
   });
 
   it('masks every credential a URL can carry, wherever it is printed', () => {

@@ -5,7 +5,8 @@
  * `appendonly yes`, `appendfsync always`, and the watchdog that stops it when this process
  * dies — started with `cluster-enabled yes` and its cluster bus on a second free port; the
  * slots are then assigned by Redis's own tool (`redis-cli --cluster create … --cluster-yes`,
- * no replicas). The nodes are stopped when the process exits ({@link stopRedisCluster} does
+ * no replicas; `startRedisCluster(3, { replicas: 1 })` starts six servers, a replica per
+ * master, for the failover test). The nodes are stopped when the process exits ({@link stopRedisCluster} does
  * it earlier).
  *
  * A cluster has only database 0, so every {@link freshRedisClusterLocation} of a file
@@ -39,24 +40,49 @@ function cli(): string {
   return 'redis-cli';
 }
 
+/** How a cluster is started beyond its master count. */
+export interface RedisClusterOptions {
+  /**
+   * Replicas per master (`redis-cli --cluster create --cluster-replicas N`): a cluster of
+   * `masters × (1 + replicas)` servers. Default 0.
+   */
+  replicas?: number;
+  /**
+   * `cluster-node-timeout` (ms): how long a master may be unreachable before the others
+   * mark it failed and its replica is promoted. Default 5000.
+   */
+  nodeTimeoutMs?: number;
+}
+
+/** The command line of a cluster node (its `nodes.conf` in its own directory). */
+export function clusterNodeArgs(bus: number, nodeTimeoutMs: number): string[] {
+  return [
+    ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
+    ...['--cluster-port', String(bus), '--cluster-node-timeout', String(nodeTimeoutMs)],
+    // A replica's first sync starts at once (by default its master waits 5 s for more).
+    ...['--repl-diskless-sync-delay', '0'],
+  ];
+}
+
 /**
- * Starts `masters` cluster nodes and joins them into one cluster with every slot
- * assigned; resolves once every node says `cluster_state:ok`.
+ * Starts `masters` cluster nodes (and `options.replicas` replicas of each) and joins them
+ * into one cluster with every slot assigned; resolves once every node says
+ * `cluster_state:ok` and, with replicas, every replica's link to its master is up.
  */
-export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
+export async function startRedisCluster(
+  masters = 3,
+  options: RedisClusterOptions = {},
+): Promise<RedisCluster> {
+  const replicas = options.replicas ?? 0;
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? 5000;
   const nodes: RedisServer[] = [];
   try {
-    for (let i = 0; i < masters; i++) {
-      const bus = await freePort();
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       nodes.push(
-        await startRedisServer({
-          args: [
-            ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
-            ...['--cluster-port', String(bus), '--cluster-node-timeout', '5000'],
-          ],
-        }),
+        await startRedisServer({ args: clusterNodeArgs(await freePort(), nodeTimeoutMs) }),
       );
     }
+    // redis-cli makes the first `masters` nodes masters and the rest their replicas.
     const create = spawnSync(
       cli(),
       [
@@ -64,7 +90,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
         'create',
         ...nodes.map((n) => `127.0.0.1:${n.port}`),
         '--cluster-replicas',
-        '0',
+        String(replicas),
         '--cluster-yes',
       ],
       { encoding: 'utf8', timeout: 60_000 },
@@ -73,6 +99,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       throw new Error(`redis-cli --cluster create failed: ${create.stdout}\n${create.stderr}`);
     }
     await untilClusterOk(nodes);
+    if (replicas > 0) await untilReplicasLinked(nodes, masters * replicas);
   } catch (error) {
     for (const node of nodes) stopRedisServer(node);
     throw error;
@@ -96,6 +123,21 @@ async function untilClusterOk(nodes: RedisServer[]): Promise<void> {
     await sleep(100);
   }
   throw new Error('the Redis Cluster did not reach cluster_state:ok in 30 s');
+}
+
+/** Waits until `count` of the nodes are replicas whose link to their master is up. */
+export async function untilReplicasLinked(nodes: RedisServer[], count: number): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const infos = await Promise.all(
+      nodes.map((n) => withNode(n.port, (r) => r.info('replication')).catch(() => '')),
+    );
+    const linked = infos.filter(
+      (i) => /^role:slave/m.test(i) && /^master_link_status:up/m.test(i),
+    ).length;
+    if (linked >= count) return;
+    await sleep(100);
+  }
+  throw new Error(`fewer than ${count} replicas of the Redis Cluster were linked after 30 s`);
 }
 
 /** Runs `fn` on a plain connection to one node. */

@@ -23,6 +23,8 @@ export interface RedisServer {
   port: number;
   dir: string;
   child: ChildProcess;
+  /** The extra command-line settings it was started with (a restart passes them again). */
+  args: string[];
 }
 
 /** How many logical databases the server has: one per fresh location of a test file. */
@@ -119,7 +121,7 @@ export async function startRedisServer(
         await probe.connect();
         await probe.ping();
         probe.disconnect();
-        return { port, dir, child };
+        return { port, dir, child, args: options.args ?? [] };
       } catch {
         probe.disconnect();
         await sleep(50);

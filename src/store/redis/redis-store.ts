@@ -34,6 +34,7 @@ import { fenceKey, globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
+import { replicationWarning, waitForReplicas } from './replication.js';
 
 /** How many times a transaction runs before a conflict is the caller's. */
 export const TRANSACTION_TRIES = 50;
@@ -58,6 +59,9 @@ const txContext = new AsyncLocalStorage<TxFrame>();
 /** The notice channel prefix (keys.ts `notice`). */
 const CHANNEL_PREFIX = partitionKeys.notice('');
 
+/** A commit's outcome; when it wrote anything, the hash tags of the slots it wrote. */
+type Committed = CommitOutcome & { wrote?: readonly string[] };
+
 /** Opens the Redis store at `url` and records (or checks) its layout version. */
 export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}): Promise<Store> {
   const clock = options.clock ?? new SystemClock();
@@ -67,13 +71,15 @@ export async function openRedisStore(url: RedisUrl, options: StoreOptions = {}):
   try {
     // The layout and durability reads in one round trip (the connection pipelines what
     // is sent together); the partition count once the layout is there.
-    const [found, warning] = await Promise.all([
+    const [found, ...warnings] = await Promise.all([
       layout(redis, url, options.migrate ?? true),
       durabilityWarning(redis, url.redacted),
+      url.wait && replicationWarning(redis, url.wait, url.redacted),
     ]);
     migration = found;
     partitions = new Partitions(await partitionCount(redis, url));
-    if (warning) (options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`)))(warning);
+    const warn = options.onWarning ?? ((m: string) => process.stderr.write(`${m}\n`));
+    for (const warning of warnings) if (warning) warn(warning);
   } catch (error) {
     redis.disconnect();
     throw asStoreError(error, url);
@@ -204,7 +210,7 @@ class RedisStore {
         active: true,
       };
       let result: T | undefined;
-      let outcome: CommitOutcome;
+      let outcome: Committed;
       try {
         result = await txContext.run(frame, () => fn(this.txFor(frame)));
         frame.active = false;
@@ -223,6 +229,11 @@ class RedisStore {
       }
       if (outcome.status === 'ok') {
         await frame.tx.committed();
+        // `?wait=N`: acknowledged only once N replicas have it. A shortfall throws
+        // STORE_NOT_REPLICATED; the master applied the commit, so nothing is given back.
+        if (this.url.wait && outcome.wrote) {
+          await waitForReplicas(this.redis, outcome.wrote, this.url.wait, this.url.redacted);
+        }
         return result as T;
       }
       await this.compensate(frame.tx);
@@ -276,11 +287,14 @@ class RedisStore {
    *   either stepped or not, never half; the job's revision, checked in its slot, keeps a
    *   re-run from applying a committed part twice.
    */
-  private async commit(tx: RedisTx): Promise<CommitOutcome> {
+  private async commit(tx: RedisTx): Promise<Committed> {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
     try {
-      if (!this.cluster) return await this.runPlan(plan);
+      if (!this.cluster) {
+        const outcome = await this.runPlan(plan);
+        return outcome.status === 'ok' ? { status: 'ok', wrote: ['server'] } : outcome;
+      }
       const parts = [...plan.bySlot()]
         .map(([tag, part]) => ({ tag, part, fence: fenceKey(tag) }))
         .sort((a, b) => slotOrder(a.tag) - slotOrder(b.tag));
@@ -316,7 +330,9 @@ class RedisStore {
       const refused = outcomes.find((outcome) => outcome.status !== 'ok');
       if (refused) return refused;
       for (const p of parts) if (!p.part.checks) await this.runPlan(p.part);
-      return { status: 'ok' };
+      const wrote = parts.map((p) => p.tag);
+      if (tx.wroteDirectory && !wrote.includes('g')) wrote.push('g');
+      return { status: 'ok', wrote };
     } catch (error) {
       throw asStoreError(error, this.url);
     }

@@ -114,6 +114,12 @@ export class RedisTx {
     return found;
   }
 
+  /**
+   * True once this attempt wrote a directory entry (`weft:{g}:where`, outside the commit
+   * script): `?wait=N` then waits for `{g}`'s master too.
+   */
+  wroteDirectory = false;
+
   /** Partitions looked up in this attempt. */
   private readonly located = new Map<string, Promise<number>>();
 
@@ -132,6 +138,7 @@ export class RedisTx {
     // finds the entry first; an entry whose job never came is harmless.
     return partition.then(async (p) => {
       if (p !== this.partitions.hashed(job)) {
+        this.wroteDirectory = true;
         await this.redis.hset(globalKeys.where, job, String(p));
       }
     });
