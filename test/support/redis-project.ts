@@ -38,6 +38,8 @@ export const REDIS_FILES: readonly string[] = [
   // Crash safety: worker processes SIGKILLed (and, on Redis, redis-server itself).
   'test/backend/crash/chaos.test.ts',
   'test/backend/crash/revert-crash.test.ts',
+  // Leg1 in one add (no 899 after redis-server SIGKILLs), the 789/799 readings.
+  'test/backend/crash/leg1-readings.test.ts',
   // The CLI on a Redis URL: the README's flow, and status and list.
   'test/backend/cli/readme-flow.test.ts',
   'test/backend/cli/pipe-output.test.ts',

@@ -1,3 +1,25 @@
+import { STREAM_GROUP } from './keys.js';
+
+/**
+ * Lua shared by the commit and claim scripts: `syncEntry(k, m, now)` makes message hash
+ * `m`'s entry in Redis Stream `k` agree with the hash — in the consumer group's
+ * pending-entries list, named for its holder with its delivery count (`XCLAIM … FORCE`,
+ * idle from `now`, the store clock's time) while the hash names a consumer; out of it
+ * (`XACK`, the entry kept) while nobody holds it. A message with no entry (written before
+ * the store kept them) is left alone.
+ */
+export const STREAM_ENTRY_LUA = `
+local function syncEntry(k, m, now)
+  local f = redis.call('HMGET', m, 'xid', 'consumer', 'deliveries')
+  if not f[1] then return end
+  if f[2] then
+    redis.call('XCLAIM', k, '${STREAM_GROUP}', f[2], 0, f[1], 'TIME', now, 'RETRYCOUNT', f[3] or '0', 'FORCE', 'JUSTID')
+  else
+    redis.call('XACK', k, '${STREAM_GROUP}', f[1])
+  end
+end
+`;
+
 /**
  * The commit script: what makes a Redis transaction atomic (docs/store-redis.md,
  * section 1). It receives every key the transaction touches in KEYS and, in ARGV, first
@@ -18,13 +40,16 @@
  * counter, its seq from the list's length; `histn k id tail` with an id taken before,
  * on a store of several partitions), `pub channel`, `spub channel` (sharded, on a
  * cluster), `fset k token ms` (puts the fence, with a lease), `fdel k token` (takes this
- * token's fence away).
+ * token's fence away), `xadd s m id job now` (a message's Redis Stream entry, its id kept in
+ * the message's `xid`), `xsync s m now` (its pending entry in step with its holder),
+ * `xdone s m` (`XACK` and `XDEL` of its entry; before the message's `del`).
  *
  * It answers `{'ok'}`, `{'conflict', key, field}` (a read changed: nothing was written,
  * the transaction runs again) or `{'exists', key, field}` (a journal entry written twice).
  */
 export const COMMIT_SCRIPT = `
 local a = ARGV
+${STREAM_ENTRY_LUA}
 local i = 1
 local function nextArg() local v = a[i]; i = i + 1; return v end
 local function nextKey() local k = KEYS[tonumber(a[i])]; i = i + 1; return k end
@@ -99,6 +124,24 @@ while i <= #a do
   elseif op == 'fdel' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) == token then redis.call('DEL', k) end
+  elseif op == 'xadd' then
+    local k = nextKey(); local m = nextKey(); local id = nextArg(); local job = nextArg(); local now = nextArg()
+    if redis.call('EXISTS', k) == 0 then redis.call('XGROUP', 'CREATE', k, '${STREAM_GROUP}', '0', 'MKSTREAM') end
+    local xid
+    if job == '' then xid = redis.call('XADD', k, '*', 'id', id)
+    else xid = redis.call('XADD', k, '*', 'id', id, 'job', job) end
+    redis.call('HSET', m, 'xid', xid)
+    syncEntry(k, m, now)
+  elseif op == 'xsync' then
+    local k = nextKey(); local m = nextKey(); local now = nextArg()
+    syncEntry(k, m, now)
+  elseif op == 'xdone' then
+    local k = nextKey(); local m = nextKey()
+    local xid = redis.call('HGET', m, 'xid')
+    if xid then
+      redis.call('XACK', k, '${STREAM_GROUP}', xid)
+      redis.call('XDEL', k, xid)
+    end
   elseif op == 'pub' then
     redis.call('PUBLISH', nextArg(), '1')
   elseif op == 'spub' then
@@ -215,6 +258,25 @@ export class CommitPlan {
 
   del(key: string): void {
     this.op(false, 'del', { key });
+  }
+
+  /**
+   * Adds message `messageKey`'s entry to Redis Stream `streamKey` (creating the stream and
+   * its group when absent), keeps the entry id in the message's `xid`, and puts it in the
+   * group's pending list when the message is held ({@link STREAM_ENTRY_LUA}).
+   */
+  streamAdd(streamKey: string, messageKey: string, id: string, job: string, now: number): void {
+    this.op(false, 'xadd', { key: streamKey }, { key: messageKey }, id, job, String(now));
+  }
+
+  /** Brings the pending list in step with the message's holder and deliveries. */
+  streamSync(streamKey: string, messageKey: string, now: number): void {
+    this.op(false, 'xsync', { key: streamKey }, { key: messageKey }, String(now));
+  }
+
+  /** The message is done: its entry is acked (`XACK`) and deleted (`XDEL`). Before the message's `del`. */
+  streamDone(streamKey: string, messageKey: string): void {
+    this.op(false, 'xdone', { key: streamKey }, { key: messageKey });
   }
 
   /** A notice on a pub/sub channel (any node's clients hear it). */

@@ -66,6 +66,15 @@ export const partitionKeys = {
   held: (p: number, stream: string) => `${tag(p)}:held:${stream}`,
   /** Sorted set: a stream's messages in id order (peek, count). */
   ids: (p: number, stream: string) => `${tag(p)}:ids:${stream}`,
+  /**
+   * Redis Stream: the chain of custody of one contract stream in this partition — an
+   * entry (`id`, `job`) per message handed on, added by the commit that appends it,
+   * deleted (`XACK` + `XDEL`) by the one that acks it; its consumer group
+   * {@link STREAM_GROUP}'s pending-entries list names each message's holder and its
+   * delivery count (docs/store-redis.md, section 3). A mirror: the sorted sets above
+   * decide leases and availability.
+   */
+  stream: (p: number, stream: string) => `${tag(p)}:s:${stream}`,
   /** Sorted set (score 0): the streams that have had messages. */
   streams: (p: number) => `${tag(p)}:streams`,
   /** Sorted set: a job's messages in id order, in any stream. */
@@ -137,6 +146,9 @@ export const globalKeys = {
  * runs again (docs/store-redis.md, section 6).
  */
 export const fenceKey = (tag: string) => `weft:{${tag}}:fence`;
+
+/** The consumer group of every `weft:{p}:s:<stream>` Redis Stream. */
+export const STREAM_GROUP = 'weft';
 
 /** The layout version `weft:{g}:meta` records (the Redis store's "schema version"). */
 export const LAYOUT_VERSION = 1;

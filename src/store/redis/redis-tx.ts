@@ -51,6 +51,20 @@ interface PendingLine {
   numbered: boolean;
 }
 
+/**
+ * What the commit does to a message's Redis Stream entry (docs/store-redis.md, section
+ * 3): `add` it (a message appended), `sync` its pending entry with the message's holder
+ * (claimed, extended, given back), or mark it `done` (`XACK` + `XDEL`: acked, removed,
+ * dead-lettered, pruned).
+ */
+interface EntryChange {
+  kind: 'add' | 'sync' | 'done';
+  /** The Redis Stream's key. */
+  stream: string;
+  id: string;
+  job: string;
+}
+
 /** The state of one attempt. */
 export class RedisTx {
   /** Server values as first read (null: absent). */
@@ -80,6 +94,8 @@ export class RedisTx {
   private readonly notices = new Map<string, number>();
   /** Jobs this attempt creates, with the partition each is placed in. */
   private readonly placed = new Map<string, Promise<number>>();
+  /** Message key → what the commit does to its Redis Stream entry. */
+  private readonly entries = new Map<string, EntryChange>();
   /** Keys deleted whole at commit (before the fields written after the delete). */
   private readonly deleted = new Set<string>();
   private readonly undo: (() => void)[] = [];
@@ -486,6 +502,24 @@ export class RedisTx {
     });
   }
 
+  /**
+   * What the commit does to message `messageKey`'s Redis Stream entry. A change folds
+   * into the one before it: a message appended and then claimed or acked in the same
+   * transaction is added (held or not) or never logged at all.
+   */
+  entry(messageKey: string, change: EntryChange): void {
+    const before = this.entries.get(messageKey);
+    let next: EntryChange | undefined = change;
+    if (before?.kind === 'add') next = change.kind === 'done' ? undefined : before;
+    if (next === before) return;
+    if (next) this.entries.set(messageKey, next);
+    else this.entries.delete(messageKey);
+    this.undo.push(() => {
+      if (before) this.entries.set(messageKey, before);
+      else this.entries.delete(messageKey);
+    });
+  }
+
   /** Marks a job's owned data as written: the commit bumps its revision. */
   touch(revisionKey: string, job: string): void {
     let jobs = this.touched.get(revisionKey);
@@ -570,6 +604,10 @@ export class RedisTx {
       for (const [field, value] of fields) plan.checkField(key, field, value);
     }
     for (const [key, token] of this.locks) plan.checkLock(key, token);
+    // An entry is acked and deleted before its message's hash (which names it) goes.
+    for (const [key, change] of this.entries) {
+      if (change.kind === 'done') plan.streamDone(change.stream, key);
+    }
     for (const key of this.deleted) plan.del(key);
     for (const [key, fields] of this.dirty) {
       const bases = this.counterBase.get(key);
@@ -592,6 +630,11 @@ export class RedisTx {
         if (score === null) plan.zrem(key, member);
         else plan.zadd(key, score, member);
       }
+    }
+    const now = this.now();
+    for (const [key, change] of this.entries) {
+      if (change.kind === 'add') plan.streamAdd(change.stream, key, change.id, change.job, now);
+      else if (change.kind === 'sync') plan.streamSync(change.stream, key, now);
     }
     for (const [revisionKey, jobs] of this.touched) {
       for (const job of jobs) plan.bump(revisionKey, job);

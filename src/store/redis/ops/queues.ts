@@ -263,6 +263,7 @@ export async function claimQueued(
     tx.member(K.due(P, stream), member(pick.id), until);
     tx.member(K.held(P, stream), member(pick.id), until);
     tx.member(G.queueClaims(options.queue), member(pick.id), Number(pick.id));
+    tx.entry(key, { kind: 'sync', stream: K.stream(P, stream), id: pick.id, job: '' });
     out.push(m.consumer ? { ...claimed, previousConsumer: m.consumer } : claimed);
   }
   return out.sort((a, b) => Number(a.id) - Number(b.id));

@@ -49,6 +49,18 @@ function messageKey(tx: RedisTx, id: string): string {
   return K.message(mp(tx, id), id);
 }
 
+/** What the commit does to message `id`'s Redis Stream entry (of `stream`). */
+function entry(
+  tx: RedisTx,
+  stream: string,
+  id: string,
+  kind: 'add' | 'sync' | 'done',
+  job = '',
+): void {
+  const P = mp(tx, id);
+  tx.entry(K.message(P, id), { kind, stream: K.stream(P, stream), id, job });
+}
+
 /** Where claims start next: they visit the partitions in a rotating order. */
 let rotation = 0;
 
@@ -134,6 +146,7 @@ export async function append(tx: RedisTx, messages: NewMessage[]): Promise<strin
     tx.member(K.ids(P, m.stream), at, Number(id));
     tx.member(K.streams(P), m.stream, 0);
     if (m.job) tx.member(K.jobMessages(P, m.job), at, Number(id));
+    entry(tx, m.stream, id, 'add', m.job ?? '');
     if (held) tx.member(K.held(P, m.stream), at, until as number);
     // A message appended held needs no notice: nobody else could claim it.
     else tx.notify(`stream:${m.stream}`, P);
@@ -253,11 +266,12 @@ async function claimIn(
   const prefix = K.message(P, '');
   const limit = deliveryLimit(options.maxDeliveries);
   const reply = await tx.redis.weftClaim(
-    5,
+    6,
     ...keys,
     K.ids(P, stream),
     K.deadLetters(P),
     fenceKey(`p${P}`),
+    K.stream(P, stream),
     String(now),
     String(max),
     options.consumer,
@@ -277,7 +291,15 @@ async function claimIn(
     if (reply[i + 1]) previous.set(id, reply[i + 1] as string);
   }
   tx.onRollback(async () => {
-    await tx.redis.weftUnclaim(2, ...keys, options.consumer, String(until), prefix, ...reply);
+    await tx.redis.weftUnclaim(
+      3,
+      ...keys,
+      K.stream(P, stream),
+      options.consumer,
+      String(until),
+      prefix,
+      ...reply,
+    );
   });
   for (const id of ids) tx.forget(K.message(P, id));
   const messages = await readFresh(tx, ids);
@@ -348,6 +370,7 @@ async function claimOwn(
     ]);
     tx.member(K.due(P, stream), m, until);
     tx.member(K.held(P, stream), m, until);
+    entry(tx, stream, idOf(m), 'sync');
     const [message] = await readMessages(tx, [idOf(m)]);
     if (message) out.push(message);
   }
@@ -457,6 +480,7 @@ export async function dropMessage(tx: RedisTx, stream: string, id: string): Prom
   const key = K.message(P, id);
   const job = await tx.hget(key, 'job');
   const at = member(id);
+  entry(tx, stream, id, 'done');
   tx.deleteKey(key);
   tx.member(K.due(P, stream), at, null);
   tx.member(K.held(P, stream), at, null);
@@ -512,6 +536,7 @@ export async function extendLease(
     ]);
     tx.member(K.due(P, stream), at, until);
     tx.member(K.held(P, stream), at, until);
+    entry(tx, stream, id, 'sync');
     out.push(id);
   }
   return out;
@@ -538,6 +563,7 @@ export async function release(
   tx.hset(K.message(P, id), fields);
   tx.member(K.due(P, stream), member(id), at);
   tx.member(K.held(P, stream), member(id), null);
+  entry(tx, stream, id, 'sync');
   tx.notify(`stream:${stream}`, P);
   return true;
 }
@@ -580,6 +606,7 @@ export async function reclaimExpired(
         ['leaseUntil', null],
       ]);
       tx.member(K.held(P, stream), at, null);
+      entry(tx, stream, id, 'sync');
       here++;
     }
     if (here > 0) tx.notify(`stream:${stream}`, P);
@@ -672,6 +699,7 @@ async function bury(
   const dead = new Map(fields);
   dead.delete('consumer');
   dead.delete('leaseUntil');
+  dead.delete('xid');
   dead.set('reason', reason);
   dead.set('deadAt', String(tx.now()));
   if (lastError !== undefined) dead.set('lastError', JSON.stringify(lastError));
