@@ -11,6 +11,7 @@
  * And it is not a consensus: a replica that acknowledged a commit has it in memory (and
  * in its AOF by its own `appendfsync`), which is what a failover to that replica keeps.
  */
+import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import { StoreError } from '../../core/errors.js';
 import type { RedisWait } from '../url.js';
@@ -19,28 +20,14 @@ import { isCluster, type RedisConnection } from './connection.js';
 /** The error code of a commit too few replicas acknowledged. */
 export const NOT_REPLICATED = 'STORE_NOT_REPLICATED';
 
-/** Redis Cluster's slot count. */
-const SLOTS = 16_384;
-
-/** CRC16-CCITT (XModem), the checksum Redis Cluster places keys by. */
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
-  return crc;
-}
-
-/** The cluster slot of a key: of its hash tag (`{…}`, when not empty), else of the key. */
-export function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-  return crc16(Buffer.from(hashed, 'utf8')) % SLOTS;
-}
+/**
+ * The cluster slot of a key: of its hash tag (`{…}`, when not empty), else of the key —
+ * `cluster-key-slot`, the CRC16 ioredis itself routes commands by (a CommonJS module with
+ * no types, loaded with `require` as ioredis is in connection.ts).
+ */
+export const keySlot = createRequire(import.meta.url)('cluster-key-slot') as (
+  key: string,
+) => number;
 
 /**
  * Masters whose last `WAIT` came back short. `WAIT` blocks the connection it runs on, and
