@@ -47,7 +47,7 @@ async function semaphores(redis: Redis): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const key of await redis.keys('weft:{p*}:ctr:*')) {
     for (const field of await redis.hkeys(key)) {
-      if (!/\u001f(revert-)?sem$/.test(field)) continue;
+      if (!field.endsWith('\u001fsem') && !field.endsWith('\u001frevert-sem')) continue;
       out.set(`${key} ${field}`, (await redis.hget(key, field)) as string);
     }
   }
