@@ -176,7 +176,8 @@ describe.skipIf(skipBackend)('retention from the command line', () => {
       join(dir, 'quick.yaml'),
       ['workflow: quick', 'activities:', '  start: { kind: trigger }'].join('\n'),
     );
-    expect((await weft(['deploy', file])).code).toBe(0);
+    const again = await weft(['deploy', file]);
+    expect(again.code, `${again.out}\n${again.err}`).toBe(0);
 
     const client = new Client(store);
     const week = await client.start('keep-a-week', {});
