@@ -299,8 +299,16 @@ class RedisStore {
         .map(([tag, part]) => ({ tag, part, fence: fenceKey(tag) }))
         .sort((a, b) => slotOrder(a.tag) - slotOrder(b.tag));
       const checked = parts.filter((p) => p.part.checks);
+      const writeOnly = parts.filter((p) => !p.part.checks);
       const token = randomUUID();
-      if (checked.length > 1) {
+      // Prepared first (checks and fences) when several parts check, or when one does
+      // beside parts that only write: those are written before the checked parts, so a
+      // client that dies between parts leaves what they give (a wake-up appended in
+      // another job's partition) without what the checked parts take (the waiter a signal
+      // consumed), never the reverse — a duplicate the engine refuses, not a job that
+      // waits for ever.
+      const prepare = checked.length > 1 || (checked.length === 1 && writeOnly.length > 0);
+      if (prepare) {
         const prepared = await Promise.all(
           checked.map((p) => this.runPlan(p.part.prepare(p.fence, token, FENCE_LEASE_MS))),
         );
@@ -314,8 +322,10 @@ class RedisStore {
           return refused;
         }
       }
-      // `{g}` first (parts are sorted so), then the partitions at once. A part refused
-      // here (its fence's lease ran out and what it checked changed) takes its fence away.
+      // Under the fences, what only writes; then the checked parts, `{g}` first (parts are
+      // sorted so), then the partitions at once. A part refused here (its fence's lease
+      // ran out and what it checked changed) takes its fence away.
+      if (prepare) for (const p of writeOnly) await this.runPlan(p.part);
       const write = async (p: (typeof parts)[number]) => {
         const outcome = await this.runPlan(p.part.fenced(p.fence, token));
         if (outcome.status !== 'ok') await this.runPlan(CommitPlan.release(p.fence, token));
@@ -329,7 +339,7 @@ class RedisStore {
       const outcomes = await Promise.all((first?.tag === 'g' ? rest : checked).map(write));
       const refused = outcomes.find((outcome) => outcome.status !== 'ok');
       if (refused) return refused;
-      for (const p of parts) if (!p.part.checks) await this.runPlan(p.part);
+      if (!prepare) for (const p of writeOnly) await this.runPlan(p.part);
       const wrote = parts.map((p) => p.tag);
       if (tx.wroteDirectory && !wrote.includes('g')) wrote.push('g');
       return { status: 'ok', wrote };
