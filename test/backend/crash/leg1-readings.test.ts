@@ -160,9 +160,9 @@ transitions: { start: [work] }
   const semaphore = (enter: EnterMessage) =>
     [`weft:{p0}:ctr:${enter.job}\u001f${enter.d}`, `${enter.a}\u001fsem`] as const;
 
-  it('789: a duplicate of a committed Leg1 reads 789000000000000, is only acked, and nothing runs again', async () => {
-    const runs: string[] = [];
-    const stepper = new EngineStepper(
+  /** A stepper whose `work` handler notes each run in `runs`. */
+  const workStepper = (runs: string[]) =>
+    new EngineStepper(
       store,
       {
         work: async () => {
@@ -172,6 +172,10 @@ transitions: { start: [work] }
       },
       clock,
     );
+
+  it('789: a duplicate of a committed Leg1 reads 789000000000000, is only acked, and nothing runs again', async () => {
+    const runs: string[] = [];
+    const stepper = workStepper(runs);
     const enter = await untilWorkEnters(stepper);
     const [key, field] = semaphore(enter);
     expect(await raw.hget(key, field)).toBeNull();
@@ -201,16 +205,7 @@ transitions: { start: [work] }
 
   it('799: after a crash between a split Leg1 entry and exit, the entry reads 799000000000000 and Leg1 runs again', async () => {
     const runs: string[] = [];
-    const stepper = new EngineStepper(
-      store,
-      {
-        work: async () => {
-          runs.push('work');
-          return 'done';
-        },
-      },
-      clock,
-    );
+    const stepper = workStepper(runs);
     const enter = await untilWorkEnters(stepper);
     const [key, field] = semaphore(enter);
     // What a store that split Leg1's two moves would leave: the parent's 999… and the

@@ -5,11 +5,11 @@
  * nothing back — the master kept it, so readers see it. The store warns at open when the
  * master has fewer replicas than `wait` asks for.
  */
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { withNode } from '../../support/redis-cluster.js';
 import { type RedisServer, startRedisServer, stopRedisServer } from '../../support/redis-server.js';
 import { backend, redisCluster, redisGap, skipBackend } from '../../support/store-under-test.js';
 
@@ -32,26 +32,10 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function withServer<T>(port: number, fn: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({
-    port,
-    host: '127.0.0.1',
-    lazyConnect: true,
-    retryStrategy: () => null,
-  });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return await fn(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 /** Waits until the master at `port` has `count` replicas whose link is up. */
 async function untilReplicas(port: number, count: number): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 50) {
-    const info = await withServer(port, (r) => r.info('replication'));
+    const info = await withNode(port, (r) => r.info('replication'));
     const online = info.match(/^slave\d+:.*state=online/gm)?.length ?? 0;
     if (online >= count) return;
     await sleep(50);
@@ -102,8 +86,8 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
           await tx.updateJob('acked', { context: { n: 1 } });
           await tx.appendHistory([{ job: 'acked', kind: 'start', change: { n: 1 } }]);
         });
-        const onReplica = await withServer(replica.port, (r) => r.keys('weft:*acked*'));
-        const onMaster = await withServer(master.port, (r) => r.keys('weft:*acked*'));
+        const onReplica = await withNode(replica.port, (r) => r.keys('weft:*acked*'));
+        const onMaster = await withNode(master.port, (r) => r.keys('weft:*acked*'));
         expect(onReplica.sort()).toEqual(onMaster.sort());
         expect(onReplica.length).toBeGreaterThan(0);
 
@@ -153,9 +137,9 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
         );
         expect(patient).toEqual([]);
         await again.updateJob('unacked', { context: { n: 2 } });
-        expect(
-          (await withServer(back.port, (r) => r.keys('weft:*unacked*'))).length,
-        ).toBeGreaterThan(0);
+        expect((await withNode(back.port, (r) => r.keys('weft:*unacked*'))).length).toBeGreaterThan(
+          0,
+        );
       },
     );
 
