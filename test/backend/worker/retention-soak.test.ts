@@ -4,9 +4,10 @@
  * with a worker that prunes them a second after they end. The store turns over several
  * times; after the warm-up its size on disk (SQLite: the file plus its WAL; PostgreSQL:
  * `pg_database_size`), per job it has held at once, never rises more than 20% above its
- * lowest, and the jobs finished per
- * second in the last third (their median) are not fewer than half of those in the middle
- * third (they do not decay as the tables churn).
+ * lowest. The jobs finished per second in the middle and last thirds (their medians) are
+ * printed, not asserted: a rate is a timing, and timings belong to `npm run bench`. What
+ * would make the rate decay as the tables churn (dead rows and index pages kept) is the
+ * growth the size check catches.
  *
  * On PostgreSQL the space of deleted rows is reused once autovacuum has passed over them:
  * this test's server looks every second (`autovacuum_naptime = 1s`, its default is a
@@ -108,7 +109,7 @@ interface Sample {
 // store's prune is tested by the conformance suite (store/prune.test.ts).
 describe.skipIf(skipBackend || backend === 'redis')('retention soak', () => {
   it(
-    'turns the store over several times; its size stays flat and its throughput does not decay',
+    'turns the store over several times; its size stays flat',
     async () => {
       const client = new Client(store);
       await client.deploy(graph);
@@ -219,8 +220,6 @@ describe.skipIf(skipBackend || backend === 'redis')('retention soak', () => {
         ...warmPerHeld.map((r, i) => r / Math.min(...warmPerHeld.slice(0, i + 1))),
       );
       expect(rise).toBeLessThanOrEqual(1.2);
-      // No decay as rows churn.
-      expect(last).toBeGreaterThanOrEqual(0.5 * middle);
     },
     (SOAK_S + 120) * 1000,
   );
