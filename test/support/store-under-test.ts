@@ -37,8 +37,13 @@ export interface TestStoreLocation {
   cleanup(): Promise<void>;
 }
 
-/** Makes a fresh, empty store location on the backend under test. */
-export async function freshStoreUrl(): Promise<TestStoreLocation> {
+/**
+ * Makes a fresh store location on the backend under test, holding no jobs. On PostgreSQL
+ * the database already has weft's current schema (opening it then migrates nothing);
+ * `empty: true` asks for a database with no tables, for tests of migrations. SQLite files
+ * and Redis databases start empty either way.
+ */
+export async function freshStoreUrl(options: { empty?: boolean } = {}): Promise<TestStoreLocation> {
   if (backend === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'weft-test-'));
     return {
@@ -55,7 +60,7 @@ export async function freshStoreUrl(): Promise<TestStoreLocation> {
     return freshRedisLocation();
   }
   const { freshPostgresDatabase } = await import('./postgres-server.js');
-  return freshPostgresDatabase();
+  return freshPostgresDatabase(options);
 }
 
 /** Opens a store on a fresh location; `close` closes it and removes the location. */

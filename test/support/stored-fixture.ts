@@ -45,7 +45,7 @@ export async function copyStoredFixture(dir: string): Promise<TestStoreLocation>
   }
   if (backend === 'redis') throw new Error('the stored fixtures are SQL: there is none for Redis');
   const { freshPostgresDatabase } = await import('./postgres-server.js');
-  const location = await freshPostgresDatabase();
+  const location = await freshPostgresDatabase({ empty: true });
   const client = new pg.Client({ connectionString: location.url });
   await client.connect();
   try {

@@ -23,7 +23,7 @@ import {
 let location: TestStoreLocation;
 const stores: Store[] = [];
 beforeEach(async () => {
-  if (backend === 'postgres' && !skipBackend) location = await freshStoreUrl();
+  if (backend === 'postgres' && !skipBackend) location = await freshStoreUrl({ empty: true });
 });
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((s) => s.close()));

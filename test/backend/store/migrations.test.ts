@@ -14,7 +14,7 @@ import { backend, freshStoreUrl, type TestStoreLocation } from '../../support/st
 
 let location: TestStoreLocation;
 beforeEach(async () => {
-  location = await freshStoreUrl();
+  location = await freshStoreUrl({ empty: true });
 });
 afterEach(async () => location?.cleanup());
 
