@@ -38,8 +38,7 @@ export async function migrate(
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    const exists = await client.query("SELECT to_regclass('weft_migrations') IS NOT NULL AS ok");
-    const hasTable = exists.rows[0]?.ok === true;
+    const hasTable = await migrationsTableExists(client);
     const rows = hasTable
       ? (await client.query<{ version: number }>('SELECT version FROM weft_migrations')).rows
       : [];
@@ -78,8 +77,7 @@ async function currentSchema(
 ): Promise<MigrationReport | undefined> {
   try {
     // Asked first, so that a new database's first open logs no error on the server.
-    const exists = await client.query("SELECT to_regclass('weft_migrations') IS NOT NULL AS ok");
-    if (exists.rows[0]?.ok !== true) return undefined;
+    if (!(await migrationsTableExists(client))) return undefined;
     const { rows } = await client.query<{ version: number }>('SELECT version FROM weft_migrations');
     const plan = planMigrations(
       label,
@@ -91,4 +89,23 @@ async function currentSchema(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether `weft_migrations` exists in the schema new tables go to, read from the catalog
+ * with the statement's own snapshot. Not `to_regclass`: that looks the name up in the
+ * connection's catalog cache, which a lookup that found nothing fills with "no such
+ * table", and which waiting on an advisory lock does not refresh. An open that found no
+ * table, then waited for another process's migration, took the table for missing and
+ * applied every migration again (`relation "weft_jobs" already exists`).
+ */
+async function migrationsTableExists(client: pg.ClientBase): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM pg_catalog.pg_class c
+       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relname = 'weft_migrations' AND n.nspname = current_schema()
+     ) AS ok`,
+  );
+  return rows[0]?.ok === true;
 }

@@ -9,10 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { StoreError } from '../../../src/core/errors.js';
 import { openStore } from '../../../src/store/open-store.js';
-import { MIGRATION_LOCK } from '../../../src/store/postgres/migrate.js';
+import { MIGRATION_LOCK, migrate } from '../../../src/store/postgres/migrate.js';
+import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/migrations/index.js';
 import type { Store } from '../../../src/store/store.js';
 import { parseStoreUrl } from '../../../src/store/url.js';
 import { rawSql } from '../../support/raw-sql.js';
+import { waitFor } from '../../support/wait-for.js';
 import {
   backend,
   freshStoreUrl,
@@ -54,6 +56,59 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(Number(row.n)).toBe(1);
+  });
+
+  it('an open that finds no tables, then waits for another process migrating, applies nothing again', async () => {
+    const parsed = parseStoreUrl(location.url);
+    if (parsed.dialect !== 'postgres') throw new Error('a PostgreSQL URL');
+    const { default: pg } = await import('pg');
+    // The first process migrates and holds its COMMIT until the second waits on the lock.
+    const first = new pg.Client({ connectionString: parsed.connectionString });
+    await first.connect();
+    const commit = gate();
+    let atCommit = false;
+    const held = new Proxy(first, {
+      get(target, key, receiver) {
+        if (key !== 'query') return Reflect.get(target, key, receiver);
+        return async (sql: unknown, ...rest: unknown[]) => {
+          if (sql === 'COMMIT') {
+            atCommit = true;
+            await commit.wait;
+          }
+          return (target.query as (...args: unknown[]) => unknown)(sql, ...rest);
+        };
+      },
+    });
+    try {
+      const migrating = migrate(held, 'the first process');
+      await waitFor(() => atCommit, 'the first process to reach its COMMIT');
+      // The second sees no table yet (the first has not committed), and waits for the lock.
+      const second = open(location.url);
+      await waitFor(
+        async () =>
+          (
+            await rawSql(
+              location.url,
+              "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            )
+          ).length > 0,
+        'the second open to wait for the migration lock',
+        { intervalMs: 50 },
+      );
+      commit.open();
+      await migrating;
+      const store = await second;
+      expect(await store.listJobs({})).toEqual([]);
+      const rows = await rawSql(
+        location.url,
+        'SELECT version, count(*) AS n FROM weft_migrations GROUP BY version',
+      );
+      expect(rows).toHaveLength(POSTGRES_MIGRATIONS.length);
+      for (const row of rows) expect(Number(row.n)).toBe(1);
+    } finally {
+      commit.open();
+      await first.end();
+    }
   });
 
   it('a database already migrated opens while another session holds the migration lock', async () => {
