@@ -14,13 +14,13 @@ import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/migrations/inde
 import type { Store } from '../../../src/store/store.js';
 import { parseStoreUrl } from '../../../src/store/url.js';
 import { rawSql } from '../../support/raw-sql.js';
-import { waitFor } from '../../support/wait-for.js';
 import {
   backend,
   freshStoreUrl,
   skipBackend,
   type TestStoreLocation,
 } from '../../support/store-under-test.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let location: TestStoreLocation;
 const stores: Store[] = [];
