@@ -52,6 +52,15 @@ export function createPool(url: PostgresUrl, size: number): pg.Pool {
   pool.on('error', () => {
     // An idle client lost its connection; the pool drops it and the next checkout reconnects.
   });
+  // Every client hears its own errors for as long as it lives. The pool listens only while
+  // a client is idle, and a checkout stops listening before the code that asked for the
+  // client can: a server that ends a new connection as it starts (a restart) sends its
+  // FATAL in the same packet as the connection's first ReadyForQuery, and the driver
+  // emitted it with nobody listening, which killed the process. A client that failed so
+  // fails its next statement, which is where its caller learns of it.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
 

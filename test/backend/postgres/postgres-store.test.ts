@@ -5,6 +5,7 @@
  * between two transactions fails one of them with the retryable STORE_CONFLICT and
  * commits the other; JSON is stored as written; counters are NUMERIC in the database.
  */
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { StoreError } from '../../../src/core/errors.js';
@@ -220,6 +221,58 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     expect((await store.deliverSignal('k', 1, { ttlMs: 1.5 })).status).toBe('buffered');
   });
 
+  it('a server that ends a new connection right after its start-up (a restart) fails the open, never the process', async () => {
+    // A proxy that, on the first connection only, sends the server's first ReadyForQuery
+    // and a FATAL 57P01 (as a server shutting down sends) in one packet, then closes. The
+    // driver reads both in one go: the pool hands the client out, and the FATAL arrives
+    // before any code can listen on it. Unheard, it was an uncaught 'error' event that
+    // killed a worker in the chaos test's PostgreSQL restarts.
+    const target = new URL(location.url);
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      connections++;
+      sockets.add(client);
+      const inject = connections === 1;
+      const server = connect(Number(target.port), target.hostname);
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.pipe(server);
+      if (!inject) {
+        server.pipe(client);
+        return;
+      }
+      let pending = Buffer.alloc(0);
+      server.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        // Server messages: a type byte and a 4-byte length that counts itself.
+        for (let at = 0; at + 5 <= pending.length; ) {
+          const end = at + 1 + pending.readInt32BE(at + 1);
+          if (end > pending.length) break;
+          if (pending[at] === 0x5a /* Z: ReadyForQuery */) {
+            client.end(Buffer.concat([pending.subarray(0, end), fatal57P01()]));
+            server.destroy();
+            return;
+          }
+          at = end;
+        }
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(location.url);
+      url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const error = await open(url.toString()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      // The next connection is a normal one: the store opens.
+      const store = await open(url.toString());
+      expect(await store.listJobs({})).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
   it('stores JSON as written: key order, NUL characters and lone surrogates survive', async () => {
     const store = await open(location.url);
     const payload = { z: 1, a: ['\u0000', '\udc00', 'é'], m: { y: null, b: 1.5e300 } };
@@ -240,3 +293,15 @@ describe.skipIf(backend !== 'postgres' || skipBackend)('PostgreSQL store', () =>
     expect(row).toEqual({ type: 'numeric', value: (big + 1n).toString() });
   });
 });
+
+/** The ErrorResponse a PostgreSQL server shutting down sends to a connection it ends. */
+function fatal57P01(): Buffer {
+  const fields = Buffer.from(
+    'SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0',
+    'latin1',
+  );
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'latin1');
+  head.writeInt32BE(4 + fields.length, 1);
+  return Buffer.concat([head, fields]);
+}
