@@ -5,8 +5,9 @@
  *   the backlog: the process never uses 500 ms of CPU between two of its ticks (CPU
  *   time, not wall time: a loaded machine that leaves the process waiting for a core
  *   for seconds, as CI's has, stretches the gap without the worker doing anything
- *   wrong; a worker that starves its timers uses the whole gap), and a handler that runs for several lease periods
- *   keeps its lease: it runs once, is never aborted, and its job succeeds;
+ *   wrong; a worker that starves its timers uses the whole gap), and a handler that
+ *   runs for several lease periods keeps its lease: it runs once, is never aborted, and
+ *   its job succeeds;
  * - SIGTERM ends `weft worker` within its grace period plus 1 s, a hung handler handed
  *   back after the grace;
  * - `weft run` stops at the first Ctrl-C, promptly, and says how to resume.
@@ -43,8 +44,8 @@ const SLOW_MS = 3_500;
 /**
  * `noop` drains the backlog (printing `ran <n>` every 250 runs); a 100 ms interval prints
  * `tick <ms since the last>` and `busy <ms of CPU the process used since the last>` from
- * the first run on; `slow` runs SLOW_MS and says whether
- * it was aborted (a lost lease aborts it); `hang` never ends, whatever its signal says.
+ * the first run on; `slow` runs SLOW_MS and says whether it was aborted (a lost lease
+ * aborts it); `hang` never ends, whatever its signal says.
  */
 const HANDLERS = `
 let ran = 0;
