@@ -39,7 +39,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { MIGRATION_LOCK, migrate } from '../../src/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
 import { freePort } from './free-port.js';
 import type { TestStoreLocation } from './store-under-test.js';
@@ -306,7 +306,7 @@ export async function postgresAvailable(): Promise<boolean> {
 }
 
 /** The session-level advisory lock under which one process builds the migrated template. */
-const TEMPLATE_LOCK = 7_306_085_931_548_295_476n;
+const TEMPLATE_LOCK = MIGRATION_LOCK + 1n;
 let template: Promise<string> | undefined;
 
 /**

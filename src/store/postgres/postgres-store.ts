@@ -63,8 +63,6 @@ interface TxFrame {
 
 const txContext = new AsyncLocalStorage<TxFrame>();
 
-function ignore(): void {}
-
 /** Opens the PostgreSQL store at `url` and applies migrations. */
 export async function openPostgresStore(
   url: PostgresUrl,
@@ -88,15 +86,12 @@ export async function openPostgresStore(
     throw connectError(error, url);
   }
   // A connection the server ends meanwhile (a restart) fails the migration's statements;
-  // its 'error' event must not go unhandled (the pool listens only while it is idle).
-  client.on('error', ignore);
+  // its 'error' event is heard by the listener every pooled client has (connection.ts).
   let migration: MigrationReport;
   try {
     migration = await migrate(client, url.redacted, options.migrate ?? true);
-    client.off('error', ignore);
     client.release();
   } catch (error) {
-    client.off('error', ignore);
     client.release(true);
     await pool.end().catch(() => {});
     throw asStoreError(error, url);
@@ -182,9 +177,8 @@ class PostgresStore {
     } catch (error) {
       throw this.wrap(error);
     }
-    // A connection lost while `fn` awaits something else surfaces on the next statement;
-    // meanwhile the client's 'error' event must not go unhandled.
-    client.on('error', ignore);
+    // A connection lost while `fn` awaits something else surfaces on the next statement
+    // (its 'error' event meanwhile is heard by every pooled client's listener).
     const notices = new Set<string>();
     const frame: TxFrame = {
       owner: this,
@@ -221,7 +215,6 @@ class PostgresStore {
         throw (await begun) ?? error;
       }
     } finally {
-      client.off('error', ignore);
       client.release(destroy);
     }
   }
