@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { exitAfterOutput, letReadersLeave } from '../dist/cli/exit-after-output.js';
-import { main } from '../dist/cli/main.js';
+import { exitAfterOutput, letReadersLeave } from '../dist/bundle/exit-after-output.js';
+import { main } from '../dist/bundle/main.js';
 
 // A reader that leaves early (`weft list --json | head`) ends nothing: the command still
 // closes its store and exits with its own code.

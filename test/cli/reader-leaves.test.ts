@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MODULE = join(ROOT, 'dist', 'cli', 'exit-after-output.js');
+const MODULE = join(ROOT, 'dist', 'bundle', 'exit-after-output.js');
 
 /** The command: still at work (waiting for stdout to close) when its write fails. */
 const COMMAND = `

@@ -5,9 +5,14 @@
  * schema library, which the commands that run workflows load when they run. The commands
  * that only read jobs (`status`, `list`, `result`, `history`, `signal`) open the store
  * and read the stored workflow, and load none of them either.
+ *
+ * weft's own code and its bundled dependencies run from the chunks of `dist/bundle/`
+ * (scripts/bundle.ts); `dist/bundle/inputs.json` says which source files each chunk
+ * holds, so what a process loads is read as source files: `src/…` and
+ * `node_modules/…` paths.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,24 +22,44 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(ROOT, 'test/fixtures/module-log.mjs');
 
-/** The module files `node bin/weft.js …args` loads, relative to the repository. */
+/** The source files each output of `dist/bundle/` holds (written by the build). */
+function bundleInputs(): Record<string, string[]> {
+  return JSON.parse(readFileSync(join(ROOT, 'dist/bundle/inputs.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
+}
+
+/**
+ * The files a process loaded, from its `loaded <url>` lines, relative to the repository:
+ * a file of `dist/bundle/` as itself and as each source file it holds.
+ */
+function sources(stderr: string): string[] {
+  const inputs = bundleInputs();
+  return [...stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].flatMap((m) => {
+    const file = (m[1] as string).replace(`${ROOT}/`, '');
+    const held = file.startsWith('dist/bundle/') ? inputs[file.slice('dist/bundle/'.length)] : [];
+    return [file, ...(held ?? [])];
+  });
+}
+
+/** What `node bin/weft.js …args` loads, relative to the repository (see above). */
 async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const { stderr } = await promisify(execFile)(
     process.execPath,
     ['--import', HOOK, 'bin/weft.js', ...args],
     { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', ...env } },
   );
-  return [...stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].map((m) =>
-    (m[1] as string).replace(`${ROOT}/`, ''),
-  );
+  return sources(stderr);
 }
 
-const HEAVY = [/^dist\/engine\//, /^dist\/durable\//, /node_modules\/(zod|jsonata)\//];
+const HEAVY = [/^src\/engine\//, /^src\/durable\//, /node_modules\/(zod|jsonata)\//];
 
 describe('what a weft process loads first', () => {
   it.each([['--version'], ['--help']])('weft %s loads no engine, jsonata or zod', async (flag) => {
     const modules = await loaded([flag]);
-    expect(modules).toContain('dist/cli/main.js');
+    expect(modules).toContain('dist/bundle/main.js');
+    expect(modules).toContain('src/cli/main.ts');
     expect(modules.filter((m) => HEAVY.some((re) => re.test(m)))).toEqual([]);
   });
 });
@@ -46,10 +71,10 @@ describe('what a weft process loads first', () => {
  * a stored workflow's layout, a stored instance) are what a view reads.
  */
 const ENGINES = [
-  /^dist\/engine\/graph-engine\.js$/,
-  /^dist\/durable\/durable-engine\.js$/,
-  /^dist\/engine\/kinds\//,
-  /^dist\/graph\/jsonata-module\.js$/,
+  /^src\/engine\/graph-engine\.ts$/,
+  /^src\/durable\/durable-engine\.ts$/,
+  /^src\/engine\/kinds\//,
+  /^src\/graph\/jsonata-module\.ts$/,
   /node_modules\/(zod|jsonata|@cfworker\/json-schema)\//,
 ];
 
@@ -79,10 +104,9 @@ describe('what a weft command that reads jobs loads', () => {
   ])('weft %s %s opens the store and loads no engine, jsonata or zod', async (...args) => {
     const modules = await loaded(args, env).catch(
       // A refused signal exits 1; what it loaded is on stderr all the same.
-      (error: { stderr: string }) =>
-        [...error.stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].map((m) => m[1] as string),
+      (error: { stderr: string }) => sources(error.stderr),
     );
-    expect(modules.some((m) => /dist\/store\/sqlite\//.test(m))).toBe(true);
+    expect(modules.some((m) => /^src\/store\/sqlite\//.test(m))).toBe(true);
     expect(modules.filter((m) => ENGINES.some((re) => re.test(m)))).toEqual([]);
   });
 });

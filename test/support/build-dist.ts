@@ -1,29 +1,55 @@
 /**
- * Vitest global set-up: builds `dist/` once before any test file runs, so tests that
- * start the CLI as a user does (`node bin/weft.js …`, `npx weft …`) run today's source,
- * not whatever an earlier build left behind.
+ * Vitest global set-up: builds `dist/` before any test file runs, so tests that start
+ * the CLI as a user does (`node bin/weft.js …`, `npx weft …`) run today's source, not
+ * whatever an earlier build left behind.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** The build's last output: the bundle's map of inputs (scripts/bundle.ts). */
+const STAMP = join(ROOT, 'dist/bundle/inputs.json');
+
+/** What the build reads: the sources (folders too, so a deleted file counts) and settings. */
+function buildInputs(): string[] {
+  const src = join(ROOT, 'src');
+  return [
+    src,
+    ...readdirSync(src, { recursive: true, encoding: 'utf8' }).map((f) => join(src, f)),
+    ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.ts'].map((f) =>
+      join(ROOT, f),
+    ),
+  ];
+}
+
+/** Whether `dist/` was built after every input last changed (as `npm install` leaves it). */
+function distIsFresh(): boolean {
+  if (!existsSync(STAMP) || !existsSync(join(ROOT, 'dist/index.d.ts'))) return false;
+  const built = statSync(STAMP).mtimeMs;
+  return buildInputs().every((file) => statSync(file).mtimeMs <= built);
+}
+
 /**
- * Runs the package build (`tsc -p tsconfig.build.json`), once per vitest run. The root
- * config's global set-up also runs once for each project that extends it (vitest merges
- * it into every project), so without the mark below a full run built `dist/` once for
- * the root and once more for each project, one after another, before the first test.
+ * Runs the package build (`npm run build`: the declarations by `tsc`, the JavaScript
+ * bundled by scripts/bundle.ts) unless `dist/` is newer than everything it is built
+ * from: on a fresh clone `npm install` has just built it (`prepare`), and building it
+ * again cost the run about 10 s before its first test. The root config's global set-up
+ * also runs once for each project that extends it (vitest merges it into every
+ * project); the mark below keeps that to one check, and one build, per run.
  */
 export default function buildDist(): void {
   if (process.env.WEFT_TEST_DIST_BUILT === String(process.pid)) return;
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-    },
-  );
+  if (!distIsFresh()) {
+    const run = (script: string, ...args: string[]) =>
+      execFileSync(process.execPath, [join(ROOT, script), ...args], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
+    run('node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json');
+    run('node_modules/tsx/dist/cli.mjs', 'scripts/bundle.ts');
+  }
   process.env.WEFT_TEST_DIST_BUILT = String(process.pid);
 }
