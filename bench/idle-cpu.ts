@@ -4,7 +4,8 @@
  * a three-master cluster (bench/redis-cluster.ts) per partition count, a Worker with the
  * benchmark handlers starts on a fresh store, is left idle for `--seconds`, and the
  * script prints its process's CPU time (`process.cpuUsage`) and the commands Redis ran
- * (`INFO commandstats` of every master after a `CONFIG RESETSTAT`) per second of idling.
+ * (`INFO commandstats` of every master after a `CONFIG RESETSTAT`) per second of idling,
+ * and the four it ran most.
  * It then starts one job and times how long the idle worker takes to finish it (woken by
  * the store's notice, not a poll).
  */
@@ -26,12 +27,15 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const PARTITIONS = values.partitions.split(',').map(Number);
 
-async function commandsRun(url: string): Promise<number> {
-  let total = 0;
+/** The commands every master ran since the last `CONFIG RESETSTAT`, by name. */
+async function commandsRun(url: string): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
   for (const info of await onEachRedisNode(url, (r) => r.info('commandstats'))) {
-    for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(m[1]);
+    for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      calls.set(m[1] as string, (calls.get(m[1] as string) ?? 0) + Number(m[2]));
+    }
   }
-  return total;
+  return calls;
 }
 
 async function measure(label: string, url: string): Promise<void> {
@@ -50,13 +54,19 @@ async function measure(label: string, url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const used = process.cpuUsage(cpu);
     const elapsed = (performance.now() - t0) / 1000;
-    const commands = await commandsRun(url);
+    const calls = await commandsRun(url);
+    const commands = [...calls.values()].reduce((a, b) => a + b, 0);
+    const top = [...calls]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([name, n]) => `${name} ${(n / elapsed).toFixed(1)}`)
+      .join(', ');
     const started = performance.now();
     const job = await client.start(wf.workflow, {});
     await client.result(job.id, { wait: true, timeoutMs: 60_000 });
     const wakeMs = performance.now() - started;
     console.log(
-      `${label}: idle worker ${(((used.user + used.system) / 1000 / elapsed) * 1).toFixed(1)} ms CPU per s, ${(commands / elapsed).toFixed(1)} Redis commands per s; one job after ${SECONDS} s idle ended in ${wakeMs.toFixed(0)} ms`,
+      `${label}: idle worker ${(((used.user + used.system) / 1000 / elapsed) * 1).toFixed(1)} ms CPU per s, ${(commands / elapsed).toFixed(1)} Redis commands per s; one job after ${SECONDS} s idle ended in ${wakeMs.toFixed(0)} ms\n  most run per s: ${top}`,
     );
   } finally {
     await worker.stop();

@@ -18,8 +18,8 @@
  * `dist/index.js` re-exports the library's bundle, and `dist/bundle/inputs.json` says
  * which source files each output holds (test/cli/start-up-modules.test.ts reads it).
  */
-import { rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -48,7 +48,6 @@ const EXTERNAL = [
   'pg-native',
 ];
 
-rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
   entryPoints: [
@@ -73,13 +72,34 @@ const result = await build({
   },
   sourcemap: 'linked',
   metafile: true,
+  write: false,
   logLevel: 'warning',
 });
 
-writeFileSync(`${ROOT}/dist/index.js`, "export * from './bundle/index.js';\n");
-const inputs = Object.fromEntries(
-  Object.entries(result.metafile.outputs)
-    .filter(([file]) => file.endsWith('.js'))
-    .map(([file, output]) => [relative(OUT, file), Object.keys(output.inputs).sort()]),
-);
-writeFileSync(`${ROOT}/${OUT}/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
+/**
+ * Each file is replaced whole (written beside it, then renamed over it), and only the
+ * files this build did not make are deleted: a `weft` process running while `dist/` is
+ * built again from the same sources (a test run, an editor's build) finds every chunk it
+ * imports, each either as it was or as it is now, which is the same.
+ */
+function replace(file: string, contents: string | Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const next = `${file}.${process.pid}.tmp`;
+  writeFileSync(next, contents);
+  renameSync(next, file);
+}
+
+const inputs: Record<string, string[]> = {};
+for (const file of result.outputFiles) replace(file.path, file.contents);
+for (const [file, output] of Object.entries(result.metafile.outputs)) {
+  if (file.endsWith('.js')) inputs[relative(OUT, file)] = Object.keys(output.inputs).sort();
+}
+replace(join(ROOT, 'dist/index.js'), "export * from './bundle/index.js';\n");
+const made = new Set(result.outputFiles.map((f) => f.path));
+made.add(join(ROOT, OUT, 'inputs.json'));
+for (const name of readdirSync(join(ROOT, OUT))) {
+  const file = join(ROOT, OUT, name);
+  if (!made.has(file)) rmSync(file, { force: true });
+}
+// Last: the mark the test run's set-up reads as "built" (test/support/build-dist.ts).
+replace(join(ROOT, OUT, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);

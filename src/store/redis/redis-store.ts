@@ -29,6 +29,7 @@ import {
   type RedisConnection,
   type RedisUrl,
 } from './connection.js';
+import { DueHeads } from './due-heads.js';
 import { durabilityWarning } from './durability.js';
 import { fenceKey, globalKeys, LAYOUT_VERSION, partitionKeys } from './keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
@@ -160,6 +161,8 @@ class RedisStore {
   private readonly clock: Clock;
   /** True on a Redis Cluster. */
   private readonly cluster: boolean;
+  /** With several partitions: what claims last saw at each one's stream heads. */
+  private readonly dueHeads: DueHeads | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -169,6 +172,7 @@ class RedisStore {
     private readonly partitions: Partitions,
   ) {
     this.cluster = isCluster(redis);
+    this.dueHeads = partitions.count > 1 ? new DueHeads(partitions.count) : undefined;
     // Times are stored as whole milliseconds.
     this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
     const direct = redisStoreTx((op) => this.direct(op));
@@ -206,7 +210,7 @@ class RedisStore {
       this.assertOpen();
       const frame: TxFrame = {
         owner: this,
-        tx: new RedisTx(this.redis, this.clock, this.partitions, this.cluster),
+        tx: new RedisTx(this.redis, this.clock, this.partitions, this.cluster, this.dueHeads),
         active: true,
       };
       let result: T | undefined;
@@ -398,7 +402,11 @@ class RedisStore {
     let channels: string[] = [];
     try {
       channels = await this.channels(notice, key);
-      if (count === 1) await this.listen(channels, true);
+      if (count === 1) {
+        await this.listen(channels, true);
+        // Heard from now on: claims may remember what they saw at the stream's heads.
+        if (notice.kind === 'stream') this.dueHeads?.listening(notice.name, true);
+      }
     } catch (error) {
       off();
       this.forget(key);
@@ -409,8 +417,9 @@ class RedisStore {
       if (done) return;
       done = true;
       off();
-      if (this.forget(key) && this.subscriber && !this.closed) {
-        await this.listen(channels, false).catch(() => {});
+      if (this.forget(key)) {
+        if (notice.kind === 'stream') this.dueHeads?.listening(notice.name, false);
+        if (this.subscriber && !this.closed) await this.listen(channels, false).catch(() => {});
       }
     };
   }
@@ -452,21 +461,27 @@ class RedisStore {
     return true;
   }
 
+  /** A notice heard (of `partition`, on a cluster): its listeners, and the stream's heads. */
+  private heard(key: string, partition?: number): void {
+    if (key.startsWith('stream:')) this.dueHeads?.touch(key.slice('stream:'.length), partition);
+    this.hub.publish([key]);
+  }
+
   /** The connection that listens for notices, opened on first use. */
   private async subscriberConnection(): Promise<RedisConnection> {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.redis.duplicate() as RedisConnection;
     subscriber.on('error', () => {});
     subscriber.on('message', (channel: string) => {
-      if (channel.startsWith(CHANNEL_PREFIX)) {
-        this.hub.publish([channel.slice(CHANNEL_PREFIX.length)]);
-      }
+      if (channel.startsWith(CHANNEL_PREFIX)) this.heard(channel.slice(CHANNEL_PREFIX.length));
     });
     // On a cluster: `weft:{p<N>}:n:<key>`, heard from the node serving partition N.
     subscriber.on('smessage', (channel: string) => {
-      const at = channel.indexOf('}:n:');
-      if (at >= 0) this.hub.publish([channel.slice(at + 4)]);
+      const sharded = /\{p(\d+)\}:n:/.exec(channel);
+      if (sharded) this.heard(channel.slice(sharded.index + sharded[0].length), Number(sharded[1]));
     });
+    // Notices published while it was away are lost: every stream head may have moved.
+    subscriber.on('ready', () => this.dueHeads?.touchAll());
     this.subscriber = subscriber;
     return subscriber;
   }

@@ -12,6 +12,7 @@ import type { Clock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
 import { CommitPlan, hashTag } from './commit-script.js';
 import type { RedisConnection } from './connection.js';
+import type { DueHeads } from './due-heads.js';
 import { globalKeys, partitionKeys } from './keys.js';
 import { Partitions } from './partitions.js';
 
@@ -114,6 +115,8 @@ export class RedisTx {
     readonly partitions: Partitions = new Partitions(1),
     /** True on a Redis Cluster: a commit is split by slot, notices are sharded. */
     readonly cluster = false,
+    /** What the store last saw at the head of each partition's streams (due-heads.ts). */
+    readonly dueHeads?: DueHeads,
   ) {}
 
   /** The partition a job lives in (see partitions.ts), as this attempt sees it. */

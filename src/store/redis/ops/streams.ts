@@ -35,6 +35,7 @@ import {
   DEFAULT_PAGE,
   deliveryLimit,
 } from '../../stream-options.js';
+import type { DueHeads } from '../due-heads.js';
 import { fenceKey, globalKeys as G, idOf, partitionKeys as K, member } from '../keys.js';
 import type { RedisTx } from '../redis-tx.js';
 import { noteOwner } from './owned.js';
@@ -192,7 +193,9 @@ const CLAIM_LOCK_MS = 5_000;
  * A claim over several partitions: finds the `max` oldest claimable messages across them
  * (each partition's due set is in claim order), then claims each partition's share with
  * its own script, visiting the partitions in a rotating order. A race with another claim
- * between the two only changes which messages this one gets.
+ * between the two only changes which messages this one gets. Partitions where nothing
+ * can be claimable yet, by what the last claim saw there and the notices heard since,
+ * are not read (due-heads.ts).
  */
 async function claimSpread(
   tx: RedisTx,
@@ -206,10 +209,18 @@ async function claimSpread(
   const partitions = tx.partitions.all();
   const start = rotation++ % partitions.length;
   const order = [...partitions.slice(start), ...partitions.slice(0, start)];
-  const [heads, held] = await Promise.all([
+  const heads = tx.dueHeads;
+  const reading = heads ? heads.toRead(stream, order, now) : order;
+  if (reading.length === 0 && maxHeld === undefined) {
+    return claimOwn(tx, order, stream, options, max, now, until);
+  }
+  const mark = heads?.mark(stream) ?? 0;
+  const [pages, held] = await Promise.all([
+    // The first max + 1 of each due set, claimable or not: what is not yet claimable
+    // says when the partition is worth reading again.
     Promise.all(
-      order.map((p) =>
-        tx.redis.zrangebyscore(K.due(p, stream), '-inf', now, 'WITHSCORES', 'LIMIT', 0, max),
+      reading.map((p) =>
+        tx.redis.zrangebyscore(K.due(p, stream), '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, max + 1),
       ),
     ),
     maxHeld === undefined
@@ -217,16 +228,29 @@ async function claimSpread(
       : Promise.all(order.map((p) => tx.redis.zcount(K.held(p, stream), `(${now}`, '+inf'))),
   ]);
   const room = held === undefined ? max : Math.min(max, (maxHeld as number) - sum(held));
-  if (room <= 0) return [];
   const candidates: { p: number; score: number; at: string }[] = [];
-  heads.forEach((page, i) => {
+  /** Per partition read: how many are claimable now, and the first time after now. */
+  const found = new Map<number, { due: number; next: number }>();
+  pages.forEach((page, i) => {
+    const p = reading[i] as number;
+    let due = 0;
+    let next = page.length / 2 > max ? now : Number.POSITIVE_INFINITY;
     for (let j = 0; j < page.length; j += 2) {
-      candidates.push({ p: order[i] as number, at: page[j] as string, score: Number(page[j + 1]) });
+      const score = Number(page[j + 1]);
+      if (score > now) {
+        next = Math.min(next, score);
+        break;
+      }
+      due++;
+      candidates.push({ p, at: page[j] as string, score });
     }
+    found.set(p, { due, next });
   });
   candidates.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
   const share = new Map<number, number>();
-  for (const c of candidates.slice(0, room)) share.set(c.p, (share.get(c.p) ?? 0) + 1);
+  for (const c of candidates.slice(0, Math.max(room, 0))) {
+    share.set(c.p, (share.get(c.p) ?? 0) + 1);
+  }
   const claimed = (
     await Promise.all(
       order
@@ -238,9 +262,37 @@ async function claimSpread(
   )
     .flat()
     .sort((x, y) => Number(x.id) - Number(y.id));
-  if (claimed.length >= max) return claimed;
+  if (heads) noteHeads(tx, heads, stream, found, share, claimed, now, until, mark);
+  if (room <= 0 || claimed.length >= max) return claimed;
   const own = await claimOwn(tx, order, stream, options, max - claimed.length, now, until);
   return [...claimed, ...own];
+}
+
+/**
+ * What a claim over several partitions saw, for the next one (due-heads.ts): a partition
+ * with claimable messages it left, or where it got fewer than it went for (another claim
+ * took them, on leases this process does not know), is read again; otherwise nothing
+ * there is claimable before the first later message or the lease end of what it took.
+ */
+function noteHeads(
+  tx: RedisTx,
+  heads: DueHeads,
+  stream: string,
+  found: Map<number, { due: number; next: number }>,
+  share: Map<number, number>,
+  claimed: StreamMessage[],
+  now: number,
+  until: number,
+  mark: number,
+): void {
+  const got = new Map<number, number>();
+  for (const m of claimed) got.set(mp(tx, m.id), (got.get(mp(tx, m.id)) ?? 0) + 1);
+  for (const [p, { due, next }] of found) {
+    const wanted = share.get(p) ?? 0;
+    const taken = got.get(p) ?? 0;
+    const readAgain = due > wanted || taken < wanted;
+    heads.saw(stream, p, readAgain ? now : taken > 0 ? Math.min(next, until) : next, mark);
+  }
 }
 
 function sum(counts: number[]): number {
@@ -300,6 +352,8 @@ async function claimIn(
       prefix,
       ...reply,
     );
+    // Claimable again, with no notice: this process's next claim reads the partition.
+    tx.dueHeads?.touch(stream, P);
   });
   for (const id of ids) tx.forget(K.message(P, id));
   const messages = await readFresh(tx, ids);
