@@ -4,33 +4,11 @@
  * whatever an earlier build left behind.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { distIsFresh } from '../../scripts/dist-fresh.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** The build's last output: the bundle's map of inputs (scripts/bundle.ts). */
-const STAMP = join(ROOT, 'dist/bundle/inputs.json');
-
-/** What the build reads: the sources (folders too, so a deleted file counts) and settings. */
-function buildInputs(): string[] {
-  const src = join(ROOT, 'src');
-  return [
-    src,
-    ...readdirSync(src, { recursive: true, encoding: 'utf8' }).map((f) => join(src, f)),
-    ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.ts'].map((f) =>
-      join(ROOT, f),
-    ),
-  ];
-}
-
-/** Whether `dist/` was built after every input last changed (as `npm install` leaves it). */
-function distIsFresh(): boolean {
-  if (!existsSync(STAMP) || !existsSync(join(ROOT, 'dist/index.d.ts'))) return false;
-  const built = statSync(STAMP).mtimeMs;
-  return buildInputs().every((file) => statSync(file).mtimeMs <= built);
-}
 
 /**
  * Runs the package build (`npm run build`: the declarations by `tsc`, the JavaScript
@@ -42,7 +20,7 @@ function distIsFresh(): boolean {
  */
 export default function buildDist(): void {
   if (process.env.WEFT_TEST_DIST_BUILT === String(process.pid)) return;
-  if (!distIsFresh()) {
+  if (!distIsFresh(ROOT)) {
     const run = (script: string, ...args: string[]) =>
       execFileSync(process.execPath, [join(ROOT, script), ...args], {
         cwd: ROOT,
