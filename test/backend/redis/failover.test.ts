@@ -99,9 +99,13 @@ describe.skipIf(!redisCluster || skipBackend)(
     it('a master SIGKILLed mid-run: its replica is promoted, the workers carry on, every job ends once, nothing acknowledged is lost', async () => {
       const started = await startRedisCluster(3, { replicas: 1, nodeTimeoutMs: 2000 });
       cluster = started;
+      // A replica's acknowledgement can take over 500 ms on a loaded machine (a CI run
+      // saw a worker's first commit refused as not replicated, before any kill): 2 s.
+      // After the failover only the first commit a replica-less master refuses waits for
+      // it; the rest fail at once while too few replicas are connected.
       const url = process.env.WEFT_FAILOVER_NO_WAIT
         ? started.url
-        : `${started.url}?wait=1&waitTimeout=500`;
+        : `${started.url}?wait=1&waitTimeout=2000`;
 
       // The handler's runs, by job and step: when each began.
       const runs = new Map<string, number[]>();
