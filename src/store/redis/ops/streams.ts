@@ -234,16 +234,19 @@ async function claimSpread(
   pages.forEach((page, i) => {
     const p = reading[i] as number;
     let due = 0;
-    let next = page.length / 2 > max ? now : Number.POSITIVE_INFINITY;
+    // The page is in score order: its first later score is the partition's next time;
+    // a page of max + 1 all claimable now says nothing of what follows (read again).
+    let next = Number.NaN;
     for (let j = 0; j < page.length; j += 2) {
       const score = Number(page[j + 1]);
       if (score > now) {
-        next = Math.min(next, score);
+        next = score;
         break;
       }
       due++;
       candidates.push({ p, at: page[j] as string, score });
     }
+    if (Number.isNaN(next)) next = due > max ? now : Number.POSITIVE_INFINITY;
     found.set(p, { due, next });
   });
   candidates.sort((x, y) => x.score - y.score || (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
