@@ -2,9 +2,10 @@
  * Whether `dist/` was built after every file it is built from last changed: the sources
  * (their folders too, so a deleted file counts), the build's settings and the bundle
  * script. `npm run build` writes `dist/bundle/inputs.json` last (scripts/bundle.ts), so
- * its time is the build's. Read by `prepare` (scripts/prepare.ts) and by the test run's
- * set-up (test/support/build-dist.ts), which build only a stale `dist/`.
+ * its time is the build's. `prepare` (scripts/prepare.ts) and the test run's set-up
+ * (test/support/build-dist.ts) both build through {@link buildIfStale}.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -26,4 +27,9 @@ export function distIsFresh(root: string): boolean {
   if (!existsSync(stamp) || !existsSync(join(root, 'dist/index.d.ts'))) return false;
   const built = statSync(stamp).mtimeMs;
   return buildInputs(root).every((file) => statSync(file).mtimeMs <= built);
+}
+
+/** Runs `npm run build` in `root` unless its `dist/` is fresh. */
+export function buildIfStale(root: string): void {
+  if (!distIsFresh(root)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 }

@@ -3,12 +3,10 @@
  * than its sources (scripts/dist-fresh.ts). npm runs `prepare` on `npm install` in a
  * clone, and again whenever it installs the clone as a dependency by path — which `npx
  * weft …` in the clone does the first time (npm links the clone into its npx cache): a
- * second build there made the README's first `npx weft run` take 15 to 30 s, and
+ * second build there made the README's first `npx weft run` take up to 40 s, and
  * rewrote `dist/` under the `weft` processes of a test run.
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { distIsFresh } from './dist-fresh.js';
+import { buildIfStale } from './dist-fresh.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-if (!distIsFresh(ROOT)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+buildIfStale(fileURLToPath(new URL('..', import.meta.url)));

@@ -22,12 +22,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOOK = join(ROOT, 'test/fixtures/module-log.mjs');
 
-/** The source files each output of `dist/bundle/` holds (written by the build). */
+/** The source files each output of `dist/bundle/` holds (written by the build), read once. */
+let inputs: Record<string, string[]> | undefined;
 function bundleInputs(): Record<string, string[]> {
-  return JSON.parse(readFileSync(join(ROOT, 'dist/bundle/inputs.json'), 'utf8')) as Record<
+  inputs ??= JSON.parse(readFileSync(join(ROOT, 'dist/bundle/inputs.json'), 'utf8')) as Record<
     string,
     string[]
   >;
+  return inputs;
 }
 
 /**
@@ -35,11 +37,11 @@ function bundleInputs(): Record<string, string[]> {
  * a file of `dist/bundle/` as itself and as each source file it holds.
  */
 function sources(stderr: string): string[] {
-  const inputs = bundleInputs();
+  const held = bundleInputs();
   return [...stderr.matchAll(/^loaded file:\/\/(.*)$/gm)].flatMap((m) => {
     const file = (m[1] as string).replace(`${ROOT}/`, '');
-    const held = file.startsWith('dist/bundle/') ? inputs[file.slice('dist/bundle/'.length)] : [];
-    return [file, ...(held ?? [])];
+    const from = file.startsWith('dist/bundle/') ? held[file.slice('dist/bundle/'.length)] : [];
+    return [file, ...(from ?? [])];
   });
 }
 

@@ -3,10 +3,9 @@
  * the CLI as a user does (`node bin/weft.js …`, `npx weft …`) run today's source, not
  * whatever an earlier build left behind.
  */
-import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { distIsFresh } from '../../scripts/dist-fresh.js';
+import { buildIfStale } from '../../scripts/dist-fresh.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -20,14 +19,6 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  */
 export default function buildDist(): void {
   if (process.env.WEFT_TEST_DIST_BUILT === String(process.pid)) return;
-  if (!distIsFresh(ROOT)) {
-    const run = (script: string, ...args: string[]) =>
-      execFileSync(process.execPath, [join(ROOT, script), ...args], {
-        cwd: ROOT,
-        stdio: 'inherit',
-      });
-    run('node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json');
-    run('node_modules/tsx/dist/cli.mjs', 'scripts/bundle.ts');
-  }
+  buildIfStale(ROOT);
   process.env.WEFT_TEST_DIST_BUILT = String(process.pid);
 }

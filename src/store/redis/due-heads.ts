@@ -38,8 +38,8 @@ interface Heads {
 
 export class DueHeads {
   private readonly streams = new Map<string, Heads>();
-  /** Streams this process hears notices of (a count of subscriptions each). */
-  private readonly listened = new Map<string, number>();
+  /** Streams this process hears notices of (the store subscribes and says so). */
+  private readonly listened = new Set<string>();
 
   constructor(
     /** The store's partition count. */
@@ -97,12 +97,14 @@ export class DueHeads {
     for (const stream of this.streams.keys()) this.touch(stream);
   }
 
-  /** This process now hears (or no longer hears) `stream`'s notices. */
+  /**
+   * This process now hears (or no longer hears) `stream`'s notices: the store calls it
+   * when the stream's first listener subscribed, and when its last one left.
+   */
   listening(stream: string, on: boolean): void {
-    const count = (this.listened.get(stream) ?? 0) + (on ? 1 : -1);
-    if (count > 0) {
-      this.listened.set(stream, count);
-      if (on && count === 1) this.touch(stream);
+    if (on) {
+      this.listened.add(stream);
+      this.touch(stream);
     } else {
       this.listened.delete(stream);
       this.streams.delete(stream);

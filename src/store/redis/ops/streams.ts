@@ -289,7 +289,10 @@ function noteHeads(
   mark: number,
 ): void {
   const got = new Map<number, number>();
-  for (const m of claimed) got.set(mp(tx, m.id), (got.get(mp(tx, m.id)) ?? 0) + 1);
+  for (const m of claimed) {
+    const p = mp(tx, m.id);
+    got.set(p, (got.get(p) ?? 0) + 1);
+  }
   for (const [p, { due, next }] of found) {
     const wanted = share.get(p) ?? 0;
     const taken = got.get(p) ?? 0;
