@@ -2,9 +2,14 @@
  * The chaos worker's audit: a few counters written inside the very transactions the
  * engine commits, so they are exactly as durable as the steps they describe. A step that
  * rolls back (a kill, a lost lease) leaves no audit trace; a step that commits always
- * does. All of them live under one counter namespace, {@link AUDIT_NAMESPACE}, and every
- * field names the job it belongs to, so only a transaction holding that job's lock ever
- * writes it (no shared hot row, no new lock order).
+ * does. A job's counters live under a namespace of its root job's own,
+ * {@link auditNamespace}, and every field names the job it belongs to, so only a
+ * transaction holding that job's lock ever writes it (no shared hot row, no new lock
+ * order). On a Redis Cluster the namespace is in the job's partition (its id's root is
+ * the job's), so the audit is written by the same script as the step: a commit split over
+ * several slots, whose client is killed between two of them, leaves each job's step and
+ * its audit both written or both not (one namespace for the run sat in a slot of its own,
+ * written before the steps' slots, and a kill in between counted a step that never was).
  *
  * - `ended:<job>`: steps that ended the job. More than 1 means a job ended twice.
  * - `refused:<job>`: steps the semaphore refused as duplicates (Leg1 done, Leg2 closed).
@@ -21,17 +26,24 @@ import type { EngineMessage, TaskResponse } from '../../src/engine/messages.js';
 import type { StoreTx } from '../../src/store/store.js';
 import { taskKey } from './chaos-handlers.js';
 
-/** The counter namespace (`job` of every audit counter). */
-export const AUDIT_NAMESPACE = 'chaos-audit';
+/**
+ * The counter namespace (`job` of the audit counters) of a job and its children: its
+ * root's id (up to the first `.`, which the Redis store's partitions hash) and a suffix
+ * no engine names a child with.
+ */
+export function auditNamespace(job: string): string {
+  const dot = job.indexOf('.');
+  return `${dot < 0 ? job : job.slice(0, dot)}.chaos-audit`;
+}
 
-async function bump(tx: StoreTx, field: string, by = 1n): Promise<void> {
-  await tx.addCounter({ job: AUDIT_NAMESPACE, field }, by);
+async function bump(tx: StoreTx, job: string, field: string, by = 1n): Promise<void> {
+  await tx.addCounter({ job: auditNamespace(job), field }, by);
 }
 
 async function recordStep(tx: StoreTx, job: string, result: StepResult): Promise<void> {
-  if (result.ended) await bump(tx, `ended:${job}`);
-  if (result.status === 'duplicate') await bump(tx, `refused:${job}`);
-  if (result.status === 'dropped') await bump(tx, `dropped:${job}`);
+  if (result.ended) await bump(tx, job, `ended:${job}`);
+  if (result.status === 'duplicate') await bump(tx, job, `refused:${job}`);
+  if (result.status === 'dropped') await bump(tx, job, `dropped:${job}`);
 }
 
 /**
@@ -43,8 +55,8 @@ export function tapGraphEngine(engine: GraphEngine, worker: number): void {
   const responded = async (tx: StoreTx, response: TaskResponse, result: StepResult) => {
     const a = response.revert ? `${response.a}!revert` : response.a;
     const key = taskKey(response.job, a, response.d, response.attempt);
-    await bump(tx, `commit:${key}`);
-    await bump(tx, `commit-by:${key}`, BigInt(worker));
+    await bump(tx, response.job, `commit:${key}`);
+    await bump(tx, response.job, `commit-by:${key}`, BigInt(worker));
     await recordStep(tx, response.job, result);
   };
   // Every step goes through the batch forms (`handle` and `respond` are batches of one):
@@ -75,7 +87,7 @@ export function tapDurableEngine(engine: DurableEngine, worker: number): void {
       await run(tx, job, ...rest);
       const after = (await tx.getJob(job))?.state;
       if (before && after && !isFinalFlowState(before) && isFinalFlowState(after)) {
-        await bump(tx, `ended:${job}`);
+        await bump(tx, job, `ended:${job}`);
       }
     };
   const act = engine.act.bind(engine);
@@ -83,8 +95,8 @@ export function tapDurableEngine(engine: DurableEngine, worker: number): void {
     await act(tx, job, action);
     if (action.type === 'onSuccess' || action.type === 'onFailure') {
       const key = taskKey(job, action.uuid, '', 1);
-      await bump(tx, `commit:${key}`);
-      await bump(tx, `commit-by:${key}`, BigInt(worker));
+      await bump(tx, job, `commit:${key}`);
+      await bump(tx, job, `commit-by:${key}`, BigInt(worker));
     }
   });
   engine.decide = track(engine.decide.bind(engine));
@@ -100,8 +112,8 @@ export interface AuditCounters {
   commitBy: Map<string, bigint>;
 }
 
-/** Reads and groups the audit counters. */
-export async function readAudit(tx: StoreTx): Promise<AuditCounters> {
+/** Reads and groups the audit counters of the jobs `roots` started (and their children). */
+export async function readAudit(tx: StoreTx, roots: Iterable<string>): Promise<AuditCounters> {
   const audit: AuditCounters = {
     ended: new Map(),
     refused: new Map(),
@@ -116,10 +128,13 @@ export async function readAudit(tx: StoreTx): Promise<AuditCounters> {
     commit: audit.commits,
     'commit-by': audit.commitBy,
   };
-  for (const [field, value] of await tx.listCounters(AUDIT_NAMESPACE)) {
-    const colon = field.indexOf(':');
-    const group = groups[field.slice(0, colon)];
-    group?.set(field.slice(colon + 1), value);
+  const namespaces = new Set([...roots].map(auditNamespace));
+  for (const namespace of namespaces) {
+    for (const [field, value] of await tx.listCounters(namespace)) {
+      const colon = field.indexOf(':');
+      const group = groups[field.slice(0, colon)];
+      group?.set(field.slice(colon + 1), value);
+    }
   }
   return audit;
 }

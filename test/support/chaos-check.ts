@@ -94,7 +94,7 @@ const sum = (values: Iterable<bigint>) => [...values].reduce((a, b) => a + Numbe
 export async function checkChaosRun(input: ChaosCheckInput): Promise<ChaosCheck> {
   const { store } = input;
   const violations: Violation[] = [];
-  const audit = await readAudit(store);
+  const audit = await readAudit(store, input.jobIds);
   const started = new Set(input.jobIds);
   const parents = emptyJobTally();
   const children = emptyJobTally();
