@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { useMemoryTmpdir } from './test/support/memory-tmpdir.js';
 import { redisProject } from './test/support/redis-project.js';
 import UnitFirstSequencer from './test/support/sequencer.js';
 
@@ -10,6 +11,11 @@ import UnitFirstSequencer from './test/support/sequencer.js';
 // a real Redis server, switched by WEFT_TEST_STORE. The postgres project starts one server
 // for the whole run (test/support/postgres-global.ts) and each test file makes fresh
 // databases of its own on it.
+// Temporary files (test servers' data, fresh SQLite files, CLI work folders) go to a
+// folder of this run in memory, /dev/shm, where there is one: creating files on these
+// machines' disk is slow (test/support/memory-tmpdir.ts; WEFT_TEST_TMPDIR=off keeps /tmp).
+useMemoryTmpdir();
+
 const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const };
 
 // The PostgreSQL half runs when a server can be started (or WEFT_TEST_DATABASE_URL names
