@@ -515,6 +515,17 @@ async function claimableIn(
   return picked;
 }
 
+/** The fields of a message an ack or a lease extension reads: its holder first. */
+const ACK_FIELDS = ['consumer', 'stream', 'deliveries', 'job'];
+
+/**
+ * Reads what {@link holding} needs of several messages at once (one `HMGET` each, sent
+ * together), so a batch's acks wait on one round trip instead of one after another.
+ */
+async function readForAcks(tx: RedisTx, ids: readonly string[]): Promise<void> {
+  await Promise.all(ids.filter(validId).map((id) => tx.hmget(messageKey(tx, id), ACK_FIELDS)));
+}
+
 /**
  * Whether `consumer` holds message `id` of `stream`, as the commit will check it; the
  * message's fields when it does.
@@ -527,8 +538,9 @@ async function holding(
 ): Promise<'held' | { consumer: string | null; deliveries: number } | undefined> {
   if (!validId(id)) return undefined;
   const key = messageKey(tx, id);
+  // One read of every field an ack needs (the checked holder comes from it).
+  const [, storedStream, deliveries] = await tx.hmget(key, ACK_FIELDS);
   const holder = await tx.hgetChecked(key, 'consumer');
-  const [storedStream, deliveries] = await tx.hmget(key, ['stream', 'deliveries']);
   if (storedStream !== stream) return undefined;
   if (holder === consumer) return 'held';
   return { consumer: holder ?? null, deliveries: Number(deliveries ?? 0) };
@@ -571,6 +583,7 @@ export async function ackMany(
   ids: string[],
   consumer: string,
 ): Promise<string[]> {
+  await readForAcks(tx, ids);
   const out: string[] = [];
   for (const id of ids) if (await ack(tx, stream, id, consumer)) out.push(id);
   return out;
@@ -585,6 +598,7 @@ export async function extendLease(
   leaseMs: number,
 ): Promise<string[]> {
   const until = after(tx.now(), leaseMs);
+  await readForAcks(tx, ids);
   const out: string[] = [];
   for (const id of ids) {
     if ((await holding(tx, stream, id, consumer)) !== 'held') continue;
