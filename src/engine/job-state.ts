@@ -52,7 +52,10 @@ function newestOfEach(records: ActivityRecord[]): ActivityRecord[] {
 export interface NewestRecords {
   /** The newest of this chain's records and of those it read (its writes applied). */
   held: ActivityRecord | undefined;
-  /** The newest stored record (ties to the highest thread number). */
+  /**
+   * The newest stored record (ties to the highest thread number), in the version this
+   * chain holds when it has read it again or written it since.
+   */
   stored: ActivityRecord | undefined;
 }
 
@@ -222,7 +225,14 @@ export class JobState {
         : newestOfEach(await this.tx.newestActivities(this.job.id, [activity]))[0];
       this.storedNewest.set(activity, stored);
     }
-    return { held: this.heldNewest.get(activity), stored: this.storedNewest.get(activity) };
+    // That record as this chain has it now: a version it read again or wrote since is the
+    // current one, even when both carry the same `updatedAt` (two steps in one
+    // millisecond), where comparing them would keep the stale stored version.
+    const stored = this.storedNewest.get(activity);
+    const current = stored
+      ? (this.records.get(activityKey(stored.job, stored.activity, stored.dimension)) ?? stored)
+      : undefined;
+    return { held: this.heldNewest.get(activity), stored: current };
   }
 
   /**

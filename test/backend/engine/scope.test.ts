@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/client.js';
+import { SimulatedClock } from '../../../src/core/clock.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import type { Json } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/store.js';
@@ -23,11 +24,11 @@ beforeEach(async () => {
 });
 afterEach(async () => close());
 
-async function run(yaml: string, handlers: TaskHandlers, input: Json = {}) {
+async function run(yaml: string, handlers: TaskHandlers, input: Json = {}, clock?: SimulatedClock) {
   const wf = singleAttempt(compileWorkflow(yaml));
   await client.deploy(wf);
   const job = await client.start(wf.workflow, input);
-  const stepper = new EngineStepper(store, handlers);
+  const stepper = new EngineStepper(store, handlers, clock);
   await stepper.runUntilIdle();
   return { view: await client.status(job.id), job, wf };
 }
@@ -147,11 +148,7 @@ output: "outer.output"
     expect(view.collation).toBe('616616226');
   });
 
-  it('runs a cycle inside a scope in threads under the scope’s own, and ends when the loop exits', async () => {
-    const dimensions: string[] = [];
-    let calls = 0;
-    const { view } = await run(
-      `
+  const SCOPED_LOOP = `
 workflow: scoped-loop
 activities:
   start: { kind: trigger }
@@ -164,18 +161,37 @@ activities:
     output: "work.output"
 transitions: { start: [loop] }
 output: "loop.output"
-`,
-      {
-        work: async (_input, ctx) => {
-          dimensions.push(ctx.dimension);
-          return ++calls;
-        },
+`;
+
+  it('runs a cycle inside a scope in threads under the scope’s own, and ends when the loop exits', async () => {
+    const dimensions: string[] = [];
+    let calls = 0;
+    const { view } = await run(SCOPED_LOOP, {
+      work: async (_input, ctx) => {
+        dimensions.push(ctx.dimension);
+        return ++calls;
       },
-    );
+    });
     expect(view.state).toBe('SUCCESS');
     expect(view.output).toBe(3);
     expect(dimensions).toEqual(['loop#1', 'loop#1/loop.again#1', 'loop#1/loop.again#2']);
     // loop, loop.again (skipped on the exit), loop.work, start
     expect(view.collation).toBe('613626');
+  });
+
+  it('gives the last iteration’s output when every step lands in the same millisecond', async () => {
+    // The scope's output reads the newest `work`: the last run's record, stored RUNNING by
+    // the step that entered it and made SUCCESS by the step that closes the scope. With
+    // both at one time (a fast machine; here a clock that stands still) the stale stored
+    // version once won the tie, and the job ended SUCCESS with output null.
+    let calls = 0;
+    const { view } = await run(
+      SCOPED_LOOP,
+      { work: async () => ++calls },
+      {},
+      new SimulatedClock(),
+    );
+    expect(view.state).toBe('SUCCESS');
+    expect(view.output).toBe(3);
   });
 });
