@@ -27,7 +27,10 @@ import {
 import { join } from 'node:path';
 
 const PREFIX = 'weft-test-';
-/** Set in the environment once chosen, so a second evaluation of the config keeps it. */
+/**
+ * Set in the environment once chosen, so a second evaluation of the config keeps it (a
+ * vitest started under one whose folder is gone makes its own).
+ */
 const MARK = 'WEFT_TEST_TMPDIR_RUN';
 
 function writableFolder(path: string): boolean {
@@ -76,7 +79,7 @@ function sweep(parent: string): void {
  */
 export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const chosen = env[MARK];
-  if (chosen) return chosen;
+  if (chosen && writableFolder(chosen)) return chosen;
   const parent = env.WEFT_TEST_TMPDIR ?? '/dev/shm';
   if (parent === 'off' || !writableFolder(parent)) return undefined;
   sweep(parent);
