@@ -101,5 +101,11 @@ for (const name of readdirSync(join(ROOT, OUT))) {
   const file = join(ROOT, OUT, name);
   if (!made.has(file)) rmSync(file, { force: true });
 }
+// A checkout built before the bundle has `tsc`'s per-file JavaScript (and its source
+// maps) beside the declarations; nothing imports it now, but `npm pack` would ship it.
+for (const file of readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' })) {
+  if (file.startsWith('bundle/') || file === 'index.js') continue;
+  if (/\.js(\.map)?$/.test(file)) rmSync(join(ROOT, 'dist', file), { force: true });
+}
 // Last: the mark the test run's set-up reads as "built" (test/support/build-dist.ts).
 replace(join(ROOT, OUT, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);
