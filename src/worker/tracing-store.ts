@@ -36,6 +36,7 @@ import {
   startSpan,
   traceContextOf,
   tracingOn,
+  trackSpanWork,
 } from './tracing.js';
 
 type JsonObject = { [key: string]: Json };
@@ -187,12 +188,15 @@ class TransactionTrace {
     const keys = this.finished.filter((key) => this.jobs.get(key.job)?.trace);
     if (keys.length > 0) {
       // Read after the commit, off the caller's path: only the records have the start times.
-      store
-        .getActivities(keys)
-        .then((records) => {
-          for (const record of records) if (record) this.activitySpan(record);
-        })
-        .catch(() => {});
+      // Tracked, so a worker that stops waits for it (tracing.ts, spanWorkDone).
+      trackSpanWork(
+        store
+          .getActivities(keys)
+          .then((records) => {
+            for (const record of records) if (record) this.activitySpan(record);
+          })
+          .catch(() => {}),
+      );
     }
   }
 

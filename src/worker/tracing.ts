@@ -65,6 +65,26 @@ export function tracingOn(): boolean {
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }
 
+/** Span work still under way: a committed transaction's activity spans wait on a read. */
+const pending = new Set<Promise<unknown>>();
+
+/** Keeps `work` until it settles, so {@link spanWorkDone} and {@link flushSpans} wait for it. */
+export function trackSpanWork(work: Promise<unknown>): void {
+  pending.add(work);
+  work.then(
+    () => pending.delete(work),
+    () => pending.delete(work),
+  );
+}
+
+/**
+ * Resolves once the span work under way now has settled: a worker that stops waits for
+ * it while its store is still open, or the spans of its last commits would be lost.
+ */
+export async function spanWorkDone(): Promise<void> {
+  await Promise.allSettled([...pending]);
+}
+
 /**
  * Sends the spans the registered provider still buffers (a `BatchSpanProcessor` holds
  * them for seconds), waiting at most `timeoutMs`: a command that exits right after its
@@ -81,7 +101,7 @@ export async function flushSpans(timeoutMs: number): Promise<void> {
   if (typeof provider.forceFlush !== 'function') return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
-    provider.forceFlush().catch(() => {}),
+    spanWorkDone().then(() => provider.forceFlush?.().catch(() => {})),
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMs);
     }),

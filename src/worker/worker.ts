@@ -51,6 +51,7 @@ import {
 } from './stream-processor.js';
 import { checkTaskLimit, checkTaskQueue, type TaskLimit, type TaskQueue } from './task-limits.js';
 import { TaskRunner } from './task-runner.js';
+import { spanWorkDone } from './tracing.js';
 import { tracingStore } from './tracing-store.js';
 import { WakeUp } from './wake-up.js';
 import {
@@ -614,6 +615,9 @@ export class Worker {
     this.retentionWake.wake();
     await this.tasks.drain(this.graceMs);
     await Promise.all(this.loops);
+    // The spans of the last commits, whose records are read after them, while the store
+    // is still open (the caller closes it once this returns).
+    await spanWorkDone();
     await this.presence.stop();
     await this.metricsServer?.close();
     this.metricsServer = undefined;

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Client } from '../../../src/client/client.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
+import { overriding } from '../../../src/store/overriding.js';
 import type { Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore, skipBackend } from '../../support/store-under-test.js';
@@ -367,5 +368,32 @@ transitions:
     const traceId = start.spanContext().traceId;
     for (const s of spans) expect(s.spanContext().traceId).toBe(traceId);
     expect(parentOf(one(spans, 'weft.attempt bill'))).toBe(start.spanContext().spanId);
+  });
+
+  it('a worker stopped right after a job ends still records the spans of its last commit', async () => {
+    // An activity's span is recorded once its record is read back after the commit. Here
+    // that read is slow, and the worker is stopped the moment the job has ended: its stop
+    // waits for the read while the store is open (a `weft worker` sent SIGTERM then
+    // flushed its spans without the last activity's, and closed the store under the read).
+    await client.deploy(invoice);
+    let slowReads = 0;
+    const slow = overriding(store, {
+      getActivities: async (keys) => {
+        slowReads++;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return store.getActivities(keys);
+      },
+    });
+    worker = new Worker({ store: slow, handlers: { bill: async () => 'billed' } });
+    await worker.start();
+    const job = await client.start('invoice', {});
+    await client.result(job.id, { wait: true, timeoutMs: 30_000 });
+    await worker.stop();
+    worker = undefined;
+    expect(slowReads).toBeGreaterThan(0);
+    const spans = sdk.finishedSpans().filter((s) => s.attributes['weft.job.id'] === job.id);
+    expect(spans.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['weft.job invoice', 'weft.activity bill', 'weft.attempt bill']),
+    );
   });
 });
