@@ -15,7 +15,7 @@ import { Client } from '../../../src/client/client.js';
 import { defineTask, defineWorkflow, Workflow } from '../../../src/durable/index.js';
 import { compileWorkflow } from '../../../src/engine/compiler.js';
 import { overriding } from '../../../src/store/overriding.js';
-import type { Store } from '../../../src/store/store.js';
+import type { ActivityKey, Store } from '../../../src/store/store.js';
 import { Worker } from '../../../src/worker/worker.js';
 import { openTestStore, skipBackend } from '../../support/store-under-test.js';
 import { parentOf, registerTestSdk, type TestSdk } from '../../support/tracing-sdk.js';
@@ -378,7 +378,7 @@ transitions:
     await client.deploy(invoice);
     let slowReads = 0;
     const slow = overriding(store, {
-      getActivities: async (keys) => {
+      getActivities: async (keys: ActivityKey[]) => {
         slowReads++;
         await new Promise((resolve) => setTimeout(resolve, 300));
         return store.getActivities(keys);
