@@ -9,9 +9,10 @@
  * Called from vitest.config.ts in vitest's own process, before any test process starts:
  * it points `TMPDIR` (which `os.tmpdir()` reads on every call, and every child inherits)
  * at a fresh folder of this run under `/dev/shm`, and deletes that folder when the
- * process exits. `WEFT_TEST_TMPDIR` names another parent folder, or `off` keeps the
- * system's temporary folder; without a writable `/dev/shm` nothing changes. A folder left
- * by a run that was killed is deleted by the next run.
+ * process exits 0 (a failed run keeps it, for the files its failures name).
+ * `WEFT_TEST_TMPDIR` names another parent folder, or `off` keeps the system's temporary
+ * folder; without a writable `/dev/shm` nothing changes. A folder left by a run that
+ * failed or was killed is deleted by the next run.
  */
 import {
   accessSync,
@@ -90,6 +91,10 @@ export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | 
   writeFileSync(join(folder, '.owner'), String(process.pid));
   env.TMPDIR = folder;
   env[MARK] = folder;
-  process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  // Kept when the run failed: a failing test names files in it (the chaos run's handler
+  // logs, say). The next run's sweep deletes it.
+  process.on('exit', (code) => {
+    if (code === 0) rmSync(folder, { recursive: true, force: true });
+  });
   return folder;
 }
