@@ -97,15 +97,15 @@ for (const [file, output] of Object.entries(result.metafile.outputs)) {
 replace(join(ROOT, 'dist/index.js'), "export * from './bundle/index.js';\n");
 const made = new Set(result.outputFiles.map((f) => f.path));
 made.add(join(ROOT, OUT, 'inputs.json'));
-for (const name of readdirSync(join(ROOT, OUT))) {
-  const file = join(ROOT, OUT, name);
-  if (!made.has(file)) rmSync(file, { force: true });
-}
-// A checkout built before the bundle has `tsc`'s per-file JavaScript (and its source
-// maps) beside the declarations; nothing imports it now, but `npm pack` would ship it.
-for (const file of readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' })) {
-  if (file.startsWith('bundle/') || file === 'index.js') continue;
-  if (/\.js(\.map)?$/.test(file)) rmSync(join(ROOT, 'dist', file), { force: true });
+// One pass over `dist/`: in the bundle's folder what this build did not make goes; beside
+// the declarations, the JavaScript (and source maps) `tsc` wrote before the package ran
+// from a bundle goes too (nothing imports it, but `npm pack` would ship it).
+for (const name of readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' })) {
+  const file = join(ROOT, 'dist', name);
+  const stale = name.startsWith('bundle/')
+    ? !name.slice('bundle/'.length).includes('/') && !made.has(file)
+    : name !== 'index.js' && /\.js(\.map)?$/.test(name);
+  if (stale) rmSync(file, { force: true });
 }
 // Last: the mark the test run's set-up reads as "built" (test/support/build-dist.ts).
 replace(join(ROOT, OUT, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);

@@ -43,7 +43,8 @@ function writableFolder(path: string): boolean {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is running (one of another user's counts: EPERM). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -65,7 +66,7 @@ function sweep(parent: string): void {
     }
     try {
       const old = Date.now() - statSync(folder).mtimeMs > 24 * 3600_000;
-      if ((owner > 0 && !alive(owner)) || (owner === 0 && old)) {
+      if ((owner > 0 && !pidAlive(owner)) || (owner === 0 && old)) {
         rmSync(folder, { recursive: true, force: true });
       }
     } catch {

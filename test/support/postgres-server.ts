@@ -42,6 +42,7 @@ import pg from 'pg';
 import { MIGRATION_LOCK, migrate } from '../../src/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
 import { freePort } from './free-port.js';
+import { pidAlive } from './memory-tmpdir.js';
 import type { TestStoreLocation } from './store-under-test.js';
 
 /** Who runs the server: the current user, or `postgres` when we are root. */
@@ -125,15 +126,6 @@ function run(bin: string, args: string[], who: RunAs): void {
   if (result.status !== 0) {
     const why = result.error?.message ?? `${result.stderr}${result.stdout}`.trim();
     throw new Error(`${bin} ${args.join(' ')} failed: ${why}`);
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
