@@ -73,31 +73,35 @@ describe('CommitPlan.bySlot', () => {
       keys: ['weft:{p2}:due:s', 'weft:{p2}:n:stream:s'],
       args: ['|', 'zadd', '1', '5', '00000000000000000018', 'spub', '2'],
     });
-    // A commit over several checked slots: first its checks and its fence, nothing else…
-    expect(parts.get('p1')?.prepare('weft:{p1}:fence', 't', 2000).encode()).toEqual({
+    // A split commit's part other than its primary: first its checks and its fence…
+    expect(parts.get('p1')?.prepare('weft:{p1}:fence', 't').encode()).toEqual({
       keys: ['weft:{p1}:fence', 'weft:{p1}:rev'],
-      args: ['fence', '1', 't', 'rev', '2', 'j', '3', '|', 'fset', '1', 't', '2000'],
+      args: ['fence', '1', 't', 'rev', '2', 'j', '3', '|', 'fset', '1', 't'],
     });
-    // …then the checks again under the fence, the writes, and the fence taken away.
-    expect(parts.get('p1')?.fenced('weft:{p1}:fence', 't').encode()).toEqual({
-      keys: ['weft:{p1}:fence', 'weft:{p1}:rev', 'weft:{p1}:job:j'],
+    // …then, once the primary part committed, its writes while its fence is there, and
+    // the fence taken away.
+    expect(parts.get('p1')?.held('weft:{p1}:fence', 't').encode()).toEqual({
+      keys: ['weft:{p1}:fence', 'weft:{p1}:job:j'],
+      args: ['held', '1', 't', '|', 'hset', '2', '1', 'state', '"RUNNING"', 'fdel', '1', 't'],
+    });
+    // The primary part: its checks, no other fence on its slot, not given up; its writes
+    // and the record of the rest.
+    expect(
+      parts
+        .get('p1')
+        ?.primary('weft:{p1}:fence', 'weft:{p1}:split:abort:t', 'weft:{p1}:split', 't', '[]')
+        .encode(),
+    ).toEqual({
+      keys: [
+        'weft:{p1}:fence',
+        'weft:{p1}:rev',
+        'weft:{p1}:job:j',
+        'weft:{p1}:split:abort:t',
+        'weft:{p1}:split',
+      ],
       args: [
-        'fence',
-        '1',
-        't',
-        'rev',
-        '2',
-        'j',
-        '3',
-        '|',
-        'hset',
-        '3',
-        '1',
-        'state',
-        '"RUNNING"',
-        'fdel',
-        '1',
-        't',
+        ...['fence', '1', 't', 'rev', '2', 'j', '3', 'nokey', '4', '|'],
+        ...['hset', '3', '1', 'state', '"RUNNING"', 'hset', '5', '1', 't', '[]'],
       ],
     });
   });

@@ -39,8 +39,8 @@ end
  * revision), `unlock k token`, `del k`, `hist k ids tail` (a history line numbered here: its id from the partition's
  * counter, its seq from the list's length; `histn k id tail` with an id taken before,
  * on a store of several partitions), `pub channel`, `spub channel` (sharded, on a
- * cluster), `fset k token ms` (puts the fence, with a lease), `fdel k token` (takes this
- * token's fence away), `xadd s m id job now` (a message's Redis Stream entry, its id kept in
+ * cluster), `fset k token` (puts the fence; no lease: a dead client's fence is resolved by
+ * split-commit.ts), `fdel k token` (takes this token's fence away), `xadd s m id job now` (a message's Redis Stream entry, its id kept in
  * the message's `xid`), `xsync s m now` (its pending entry in step with its holder),
  * `xdone s m` (`XACK` and `XDEL` of its entry; before the message's `del`).
  *
@@ -74,6 +74,12 @@ while a[i] ~= '|' do
     local k = nextKey(); local token = nextArg()
     local have = redis.call('GET', k)
     if have and have ~= token then return {'conflict', k, 'fence'} end
+  elseif op == 'held' then
+    local k = nextKey(); local token = nextArg()
+    if redis.call('GET', k) ~= token then return {'conflict', k, 'fence'} end
+  elseif op == 'nokey' then
+    local k = nextKey()
+    if redis.call('EXISTS', k) == 1 then return {'conflict', k, 'aborted'} end
   elseif op == 'new' then
     local k = nextKey(); local f = nextArg()
     if redis.call('HEXISTS', k, f) == 1 then return {'exists', k, f} end
@@ -119,8 +125,8 @@ while i <= #a do
   elseif op == 'del' then
     redis.call('DEL', nextKey())
   elseif op == 'fset' then
-    local k = nextKey(); local token = nextArg(); local ms = nextArg()
-    redis.call('SET', k, token, 'PX', ms)
+    local k = nextKey(); local token = nextArg()
+    redis.call('SET', k, token)
   elseif op == 'fdel' then
     local k = nextKey(); local token = nextArg()
     if redis.call('GET', k) == token then redis.call('DEL', k) end
@@ -324,27 +330,59 @@ export class CommitPlan {
   }
 
   /**
-   * The first phase of a commit over several checked slots, for one slot's part: its
+   * The first phase of a split commit, for a part other than its primary: the part's
    * checks, and that no other commit's fence is on the slot; then it puts this commit's
-   * fence (`fenceKey`, `token`, a lease of `leaseMs`). It writes nothing else.
+   * fence (`fenceKey`, `token`). It writes nothing else. Until the part is written or the
+   * commit given up, nobody else commits a check or claims in the slot.
    */
-  prepare(fenceKey: string, token: string, leaseMs: number): CommitPlan {
+  prepare(fenceKey: string, token: string): CommitPlan {
     const plan = new CommitPlan();
     plan.op(true, 'fence', { key: fenceKey }, token);
     // A loop, not a spread: a big step has more ops than a call takes arguments.
     for (const op of this.ops) if (op.check) plan.ops.push(op);
-    plan.op(false, 'fset', { key: fenceKey }, token, String(leaseMs));
+    plan.op(false, 'fset', { key: fenceKey }, token);
     return plan;
   }
 
   /**
-   * This part checked again under its fence (or no fence at all: its lease ran out and
-   * nobody else's is there), written, and the fence taken away.
+   * The part written alone (the only part of its commit): its checks, and that no other
+   * commit's fence is on its slot, then its writes.
    */
   fenced(fenceKey: string, token: string): CommitPlan {
     const plan = new CommitPlan();
     plan.op(true, 'fence', { key: fenceKey }, token);
     for (const op of this.ops) plan.ops.push(op);
+    return plan;
+  }
+
+  /**
+   * The commit point of a split commit, its primary part: its checks, that no other
+   * commit's fence is on its slot and that nobody gave this commit up (`abortKey`
+   * absent); then its writes and the record of the parts still to write (`record`,
+   * field `token` of hash `recordKey`), in the one script.
+   */
+  primary(
+    fenceKey: string,
+    abortKey: string,
+    recordKey: string,
+    token: string,
+    record: string,
+  ): CommitPlan {
+    const plan = this.fenced(fenceKey, token);
+    plan.op(true, 'nokey', { key: abortKey });
+    plan.op(false, 'hset', { key: recordKey }, '1', token, record);
+    return plan;
+  }
+
+  /**
+   * A prepared part's second phase: written only while this commit's fence is still on
+   * its slot (so at most once: the script takes the fence away). Its checks are not run
+   * again: nobody could change what they read while the fence was there.
+   */
+  held(fenceKey: string, token: string): CommitPlan {
+    const plan = new CommitPlan();
+    plan.op(true, 'held', { key: fenceKey }, token);
+    for (const op of this.ops) if (!op.check) plan.ops.push(op);
     plan.op(false, 'fdel', { key: fenceKey }, token);
     return plan;
   }
@@ -380,3 +418,17 @@ export class CommitPlan {
     return plans;
   }
 }
+
+/**
+ * Decides a split commit a client may have left half done, in the slot of its primary
+ * part (split-commit.ts; KEYS: the record hash, the abort mark; ARGV: the token, the
+ * mark's lifetime in ms). Committed when the primary part wrote its record: answers
+ * `{'committed', record}`. Otherwise the commit is given up for good: the mark makes its
+ * primary part refuse to write later, and it answers `{'aborted'}`.
+ */
+export const DECIDE_SCRIPT = `
+local record = redis.call('HGET', KEYS[1], ARGV[1])
+if record then return {'committed', record} end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+return {'aborted'}
+`;

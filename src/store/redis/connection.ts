@@ -8,7 +8,7 @@ import type * as IORedis from 'ioredis';
 import { StoreError, WeftError } from '../../core/errors.js';
 import type { StoreUrl } from '../url.js';
 import { CLAIM_SCRIPT, UNCLAIM_SCRIPT } from './claim-script.js';
-import { COMMIT_SCRIPT } from './commit-script.js';
+import { COMMIT_SCRIPT, DECIDE_SCRIPT } from './commit-script.js';
 
 /**
  * ioredis, loaded with `require`: it is CommonJS, and an `import` of it from an ES module
@@ -26,6 +26,7 @@ export interface RedisConnection extends IORedis.Redis {
   weftCommit(numberOfKeys: number, keysThenArgs: string[]): Promise<string[]>;
   weftClaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   weftUnclaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<number>;
+  weftDecide(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
 }
 
 /**
@@ -38,6 +39,7 @@ export async function connect(url: RedisUrl): Promise<RedisConnection> {
   redis.defineCommand('weftCommit', { lua: COMMIT_SCRIPT });
   redis.defineCommand('weftClaim', { lua: CLAIM_SCRIPT });
   redis.defineCommand('weftUnclaim', { lua: UNCLAIM_SCRIPT });
+  redis.defineCommand('weftDecide', { lua: DECIDE_SCRIPT });
   // Errors reach the commands that fail; the event must not go unhandled meanwhile.
   redis.on('error', () => {});
   try {
@@ -84,7 +86,14 @@ function clusterClient(url: RedisUrl): RedisConnection {
     enableAutoPipelining: true,
     // ioredis groups auto-pipelined commands by the slot of their first argument, which
     // for the scripts (`weftCommit(n, [keys…, args…])`) is not a key: they go alone.
-    autoPipeliningIgnoredCommands: ['weftCommit', 'weftClaim', 'weftUnclaim', 'evalsha', 'eval'],
+    autoPipeliningIgnoredCommands: [
+      'weftCommit',
+      'weftClaim',
+      'weftUnclaim',
+      'weftDecide',
+      'evalsha',
+      'eval',
+    ],
     shardedSubscribers: true,
     redisOptions: {
       ...(url.username !== undefined && { username: url.username }),

@@ -140,12 +140,22 @@ export const globalKeys = {
 };
 
 /**
- * String (a token, with a lease): the fence of a commit over several checked slots on a
- * Redis Cluster, in the slot of hash tag `tag` (`g` or `p<N>`). While it is there, every
- * other commit that checks anything in the slot, and every claim there, is refused and
- * runs again (docs/store-redis.md, section 6).
+ * String (a token): the fence of a split commit on a Redis Cluster (one over several
+ * slots), in the slot of hash tag `tag` (`g` or `p<N>`), put on every slot but its
+ * primary's. While it is there, every other commit that checks anything in the slot, and
+ * every claim there, is refused and runs again (docs/store-redis.md, section 6). It has no
+ * lease: its commit's client takes it away, or split-commit.ts resolves it once it is old.
  */
 export const fenceKey = (tag: string) => `weft:{${tag}}:fence`;
+
+/**
+ * Hash, in a split commit's primary slot: token → the parts still to write, as JSON; the
+ * record its primary part writes (its commit point), deleted once every part is written.
+ */
+export const splitRecordKey = (tag: string) => `weft:{${tag}}:split`;
+
+/** String with an expiry: the mark that split commit `token` was given up (its primary slot). */
+export const splitAbortKey = (tag: string, token: string) => `weft:{${tag}}:split:abort:${token}`;
 
 /** The consumer group of every `weft:{p}:s:<stream>` Redis Stream. */
 export const STREAM_GROUP = 'weft';

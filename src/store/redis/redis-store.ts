@@ -21,7 +21,7 @@ import type { MigrationReport } from '../migration-report.js';
 import { NoticeHub, noticeKey } from '../notices.js';
 import type { Notice, Store, StoreTx } from '../store.js';
 import type { StoreOptions } from '../store-options.js';
-import { CommitPlan } from './commit-script.js';
+import type { CommitPlan } from './commit-script.js';
 import {
   asStoreError,
   connect,
@@ -36,17 +36,22 @@ import { DEFAULT_CLUSTER_PARTITIONS, Partitions } from './partitions.js';
 import { redisStoreTx } from './redis-ops.js';
 import { type CommitOutcome, RedisTx } from './redis-tx.js';
 import { replicationWarning, waitForReplicas } from './replication.js';
+import { SplitCommits } from './split-commit.js';
 
 /** How many times a transaction runs before a conflict is the caller's. */
 export const TRANSACTION_TRIES = 50;
 
 /**
- * The lease of a cluster commit's fence (a client that died between its two phases
- * leaves one this long), and how many times a transaction refused only by a fence waits
- * for it to go, beyond its {@link TRANSACTION_TRIES}.
+ * How many times a transaction refused only by a split commit's fence waits for it to go,
+ * beyond its {@link TRANSACTION_TRIES} (a dead client's fence is resolved once it is
+ * {@link SPLIT_LEASE_MS} old), and how often, in those waits, it looks whether the fence
+ * is old enough to resolve itself.
  */
-const FENCE_LEASE_MS = 2_000;
 const FENCE_WAITS = 400;
+const FENCE_LOOK_EVERY = 20;
+
+/** How often a store on a cluster sweeps for split commits dead clients left. */
+const SPLIT_SWEEP_MS = 1_000;
 
 /** The open transaction a callback runs in. */
 interface TxFrame {
@@ -163,6 +168,10 @@ class RedisStore {
   private readonly cluster: boolean;
   /** With several partitions: what claims last saw at each one's stream heads. */
   private readonly dueHeads: DueHeads | undefined;
+  /** On a cluster: commits over several slots, and the sweep for those left half done. */
+  private readonly split: SplitCommits | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -173,6 +182,12 @@ class RedisStore {
   ) {
     this.cluster = isCluster(redis);
     this.dueHeads = partitions.count > 1 ? new DueHeads(partitions.count) : undefined;
+    if (this.cluster) {
+      const tags = ['g', ...partitions.all().map((p) => `p${p}`)];
+      this.split = new SplitCommits(redis, tags);
+      this.sweepTimer = setInterval(() => this.sweep(), SPLIT_SWEEP_MS);
+      this.sweepTimer.unref();
+    }
     // Times are stored as whole milliseconds.
     this.clock = { now: () => Math.round(clock.now()), sleep: (t, s) => clock.sleep(t, s) };
     const direct = redisStoreTx((op) => this.direct(op));
@@ -243,9 +258,12 @@ class RedisStore {
       await this.compensate(frame.tx);
       if (outcome.field === 'fence' && fenceWaits < FENCE_WAITS) {
         // Another commit is between its two phases on a slot this one checks: a wait
-        // that does not count as a try (a dead client's fence lasts its lease).
+        // that does not count as a try (a dead client's fence is resolved when old).
         fenceWaits++;
         attempt--;
+        if (fenceWaits % FENCE_LOOK_EVERY === 0) {
+          await this.split?.resolveFenceAt(outcome.key).catch(() => {});
+        }
         await sleep(5 + Math.random() * 20);
         continue;
       }
@@ -273,23 +291,12 @@ class RedisStore {
 
   /**
    * Runs the commit script (nothing to check or write: nothing to do). On a Redis
-   * Cluster a script touches one slot, so a commit whose keys are in several slots runs
-   * as one script per slot (docs/store-redis.md, section 6):
-   *
-   * - A part that checks anything also checks that no other commit's **fence** is on its
-   *   slot, and is refused (the transaction runs again) while one is.
-   * - When one slot has checks — a step: its ack, revisions and counters are in its job's
-   *   partition — that part commits first and alone decides: a conflict there writes
-   *   nothing anywhere, and the parts that only write cannot conflict.
-   * - When several slots have checks, each such part is first **prepared**: its checks
-   *   run and its slot gets this commit's fence, in one script; a refusal takes the fences
-   *   put so far away and writes nothing. With every fence in place nobody else can change
-   *   what the parts checked (other commits and claims in those slots are refused), so
-   *   each part then checks again and writes, and takes its fence away.
-   * - The parts that only write go last. A part's jobs are its own (a job and what it owns
-   *   are in one partition), so a client that dies between two parts leaves each job
-   *   either stepped or not, never half; the job's revision, checked in its slot, keeps a
-   *   re-run from applying a committed part twice.
+   * Cluster a script touches one slot, so a commit whose keys are in several slots is
+   * split, one script per slot, and made whole by split-commit.ts (a fence on each slot
+   * but the primary's, then the primary part with the record of the rest, then the rest;
+   * docs/store-redis.md, section 6). Every part that checks anything also checks that no
+   * other commit's fence is on its slot, and is refused (the transaction runs again)
+   * while one is.
    */
   private async commit(tx: RedisTx): Promise<Committed> {
     const plan = tx.plan();
@@ -300,50 +307,16 @@ class RedisStore {
         return outcome.status === 'ok' ? { status: 'ok', wrote: ['server'] } : outcome;
       }
       const parts = [...plan.bySlot()]
-        .map(([tag, part]) => ({ tag, part, fence: fenceKey(tag) }))
+        .map(([tag, part]) => ({ tag, part }))
         .sort((a, b) => slotOrder(a.tag) - slotOrder(b.tag));
-      const checked = parts.filter((p) => p.part.checks);
-      const writeOnly = parts.filter((p) => !p.part.checks);
-      const token = randomUUID();
-      // Prepared first (checks and fences) when several parts check, or when one does
-      // beside parts that only write: those are written before the checked parts, so a
-      // client that dies between parts leaves what they give (a wake-up appended in
-      // another job's partition) without what the checked parts take (the waiter a signal
-      // consumed), never the reverse — a duplicate the engine refuses, not a job that
-      // waits for ever.
-      const prepare = checked.length > 1 || (checked.length === 1 && writeOnly.length > 0);
-      if (prepare) {
-        const prepared = await Promise.all(
-          checked.map((p) => this.runPlan(p.part.prepare(p.fence, token, FENCE_LEASE_MS))),
-        );
-        const refused = prepared.find((outcome) => outcome.status !== 'ok');
-        if (refused) {
-          await Promise.all(
-            checked
-              .filter((_, i) => prepared[i]?.status === 'ok')
-              .map((p) => this.runPlan(CommitPlan.release(p.fence, token))),
-          );
-          return refused;
-        }
+      let outcome: CommitOutcome;
+      if (parts.length === 1) {
+        const { tag, part } = parts[0] as (typeof parts)[number];
+        outcome = await this.runPlan(part.checks ? part.fenced(fenceKey(tag), randomUUID()) : part);
+      } else {
+        outcome = await (this.split as SplitCommits).commit(parts);
       }
-      // Under the fences, what only writes; then the checked parts, `{g}` first (parts are
-      // sorted so), then the partitions at once. A part refused here (its fence's lease
-      // ran out and what it checked changed) takes its fence away.
-      if (prepare) for (const p of writeOnly) await this.runPlan(p.part);
-      const write = async (p: (typeof parts)[number]) => {
-        const outcome = await this.runPlan(p.part.fenced(p.fence, token));
-        if (outcome.status !== 'ok') await this.runPlan(CommitPlan.release(p.fence, token));
-        return outcome;
-      };
-      const [first, ...rest] = checked;
-      if (first && first.tag === 'g') {
-        const outcome = await write(first);
-        if (outcome.status !== 'ok') return outcome;
-      }
-      const outcomes = await Promise.all((first?.tag === 'g' ? rest : checked).map(write));
-      const refused = outcomes.find((outcome) => outcome.status !== 'ok');
-      if (refused) return refused;
-      if (!prepare) for (const p of writeOnly) await this.runPlan(p.part);
+      if (outcome.status !== 'ok') return outcome;
       const wrote = parts.map((p) => p.tag);
       if (tx.wroteDirectory && !wrote.includes('g')) wrote.push('g');
       return { status: 'ok', wrote };
@@ -495,9 +468,22 @@ class RedisStore {
       });
     }
     this.closed = true;
+    clearInterval(this.sweepTimer);
+    await this.sweeping;
     this.hub.clear();
     this.listening.clear();
     await Promise.all([quit(this.redis), this.subscriber && quit(this.subscriber)]);
+  }
+
+  /** One sweep for split commits left half done, unless one runs (a failure waits for the next). */
+  private sweep(): void {
+    if (this.sweeping || this.closed || !this.split) return;
+    this.sweeping = this.split
+      .sweep()
+      .catch(() => {})
+      .finally(() => {
+        this.sweeping = undefined;
+      });
   }
 
   private assertOpen(): void {
