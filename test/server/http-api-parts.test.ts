@@ -35,7 +35,7 @@ describe('the HTTP API parts', () => {
     }
   });
 
-  it('maps typed errors to statuses: 4xx for the client, 503 for a busy store, 500 else', () => {
+  it('maps typed errors to statuses: 4xx for the client, 503 for a busy store or an unconfirmed change, 500 else', () => {
     expect(statusOf(new NotFoundError('job', 'x'))).toBe(404);
     expect(statusOf(new UnauthorizedError())).toBe(401);
     expect(statusOf(new ForbiddenOriginError('no'))).toBe(403);
@@ -47,6 +47,7 @@ describe('the HTTP API parts', () => {
     expect(statusOf(new ValidationError('deep', 'body', { code: 'JSON_TOO_DEEP' }))).toBe(400);
     expect(statusOf(new StoreError('locked', { code: 'STORE_BUSY' }))).toBe(503);
     expect(statusOf(new StoreError('broken SQL', { code: 'STORE_SQL' }))).toBe(500);
+    expect(statusOf(new StoreError('1 of 2', { code: 'STORE_NOT_REPLICATED' }))).toBe(503);
     expect(statusOf(new RangeError('Maximum call stack size exceeded'))).toBe(500);
   });
 
@@ -72,9 +73,21 @@ describe('the HTTP API parts', () => {
     expect(busy.body.error).toMatchObject({ code: 'STORE_BUSY', requestId: 'abc123' });
     expect(logged[1]?.[0]).toBe('warn');
 
+    // Applied but not confirmed by enough replicas: a 503 that does not invite a retry.
+    const unconfirmed = errorAnswer(
+      new StoreError('0 of 1 replicas at 10.0.0.5:6379', { code: 'STORE_NOT_REPLICATED' }),
+      request,
+    );
+    expect(unconfirmed.status).toBe(503);
+    expect(unconfirmed.headers['retry-after']).toBeUndefined();
+    expect(unconfirmed.body.error).toMatchObject({ code: 'STORE_NOT_REPLICATED' });
+    expect(unconfirmed.body.error.message).toContain('a retry may make it twice');
+    expect(JSON.stringify(unconfirmed.body)).not.toContain('10.0.0.5');
+    expect(logged[2]?.[0]).toBe('warn');
+
     const mistake = errorAnswer(new NotFoundError('job', 'x'), request);
     expect(mistake).toMatchObject({ status: 404, headers: {} });
-    expect(logged).toHaveLength(2);
+    expect(logged).toHaveLength(3);
   });
 
   it('writes Prometheus text: HELP and TYPE per metric, labels escaped, the engine streams always', () => {

@@ -9,6 +9,9 @@
  *   a signal the job does not listen for;
  * - a store that is busy, unreachable or closing is a 503 with `Retry-After`: nothing
  *   changed, the same request may succeed later;
+ * - a change the Redis store applied but too few replicas confirmed (`?wait=N`,
+ *   `STORE_NOT_REPLICATED`) is a 503 without `Retry-After`: it was made, and a retry
+ *   may make it twice;
  * - anything else is a 500 that names no internals. Every 5xx is logged with a request
  *   id, which the answer carries (`error.requestId` and the `X-Request-Id` header), so an
  *   operator finds the log line a user reports.
@@ -48,6 +51,9 @@ const TRANSIENT_STORE_CODES = new Set([
   'STORE_CLOSED',
 ]);
 
+/** A change the store's master applied that too few of its replicas confirmed. */
+const NOT_REPLICATED = 'STORE_NOT_REPLICATED';
+
 /** Seconds a 503 asks the client to wait before trying again. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -74,6 +80,7 @@ export function statusOf(error: unknown): ContentfulStatusCode {
     return 409;
   }
   if (error instanceof StoreError && TRANSIENT_STORE_CODES.has(error.code)) return 503;
+  if (error instanceof StoreError && error.code === NOT_REPLICATED) return 503;
   return 500;
 }
 
@@ -113,8 +120,13 @@ export function errorAnswer(error: unknown, request: FailedRequest): ErrorAnswer
   const headers: Record<string, string> = { 'x-request-id': requestId };
   if (status === 503) {
     if (logger) logWarning(logger, `${request.method} ${request.path}: ${status}`, record, fields);
-    headers['retry-after'] = String(RETRY_AFTER_SECONDS);
     const code = (error as StoreError).code;
+    if (code === NOT_REPLICATED) {
+      const message =
+        'the change was made on the store’s master, but fewer of its replicas than the store URL’s ?wait asks for confirmed it: it stands unless that master fails first; a retry may make it twice';
+      return { status, body: { error: { name: 'StoreError', code, message, requestId } }, headers };
+    }
+    headers['retry-after'] = String(RETRY_AFTER_SECONDS);
     const message = `the store is busy or unreachable (${code}); nothing changed, retry in a moment`;
     return { status, body: { error: { name: 'StoreError', code, message, requestId } }, headers };
   }

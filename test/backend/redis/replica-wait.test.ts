@@ -3,12 +3,15 @@
  * `?wait=1` acknowledges a commit once the replica has it; with the replica gone a commit
  * fails with `StoreError` `STORE_NOT_REPLICATED` after `waitTimeout`, and — `WAIT` rolls
  * nothing back — the master kept it, so readers see it. The store warns at open when the
- * master has fewer replicas than `wait` asks for.
+ * master has fewer replicas than `wait` asks for. Over HTTP, such a commit is a 503 that
+ * says the change was made and does not invite a retry.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/core/errors.js';
+import { startDashboard } from '../../../src/server/dashboard.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { rawRequest } from '../../support/raw-http.js';
 import { withNode } from '../../support/redis-cluster.js';
 import { type RedisServer, startRedisServer, stopRedisServer } from '../../support/redis-server.js';
 import { backend, redisCluster, redisGap, skipBackend } from '../../support/store-under-test.js';
@@ -151,6 +154,46 @@ describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
       await store.createJob({ ...job('alone'), state: 'RUNNING' });
       expect((await store.getJob('alone'))?.state).toBe('RUNNING');
       expect(warnings).toEqual([]);
+    });
+  },
+);
+
+describe.skipIf(backend !== 'redis' || redisCluster || skipBackend)(
+  'the HTTP answer to a change no replica confirmed',
+  () => {
+    it('is a 503 that says the change was made, with no Retry-After; the change is there', async () => {
+      // A master with no replica: every commit with ?wait=1 is applied and not confirmed.
+      const master = await startRedisServer();
+      servers.push(master);
+      const base = `redis://127.0.0.1:${master.port}/0`;
+      const plain = await open(base);
+      await plain.createJob({ ...job('held'), state: 'RUNNING' });
+      const waiting = await open(`${base}?wait=1&waitTimeout=100`);
+      const dashboard = await startDashboard({
+        store: waiting,
+        port: 0,
+        logger: { info() {}, error() {}, warn() {} },
+      });
+      try {
+        const answer = await rawRequest(dashboard.url, {
+          method: 'POST',
+          path: '/api/jobs/held/cancel',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        expect(answer.status, answer.text).toBe(503);
+        expect(answer.headers['retry-after']).toBeUndefined();
+        expect(answer.json.error).toMatchObject({
+          name: 'StoreError',
+          code: 'STORE_NOT_REPLICATED',
+        });
+        expect(answer.json.error.message).toContain('a retry may make it twice');
+        expect(answer.text).not.toContain(String(master.port));
+        // Applied on the master all the same.
+        expect((await plain.getJob('held'))?.state).not.toBe('RUNNING');
+      } finally {
+        await dashboard.close();
+      }
     });
   },
 );
