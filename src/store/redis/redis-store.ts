@@ -14,7 +14,6 @@
  * callback throws (a savepoint), as on the SQL stores.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 import { type Clock, SystemClock } from '../../core/clock.js';
 import { StoreError } from '../../core/errors.js';
 import type { MigrationReport } from '../migration-report.js';
@@ -302,7 +301,7 @@ class RedisStore {
     const plan = tx.plan();
     if (plan.empty) return { status: 'ok' };
     try {
-      if (!this.cluster) {
+      if (!this.split) {
         const outcome = await this.runPlan(plan);
         return outcome.status === 'ok' ? { status: 'ok', wrote: ['server'] } : outcome;
       }
@@ -312,9 +311,10 @@ class RedisStore {
       let outcome: CommitOutcome;
       if (parts.length === 1) {
         const { tag, part } = parts[0] as (typeof parts)[number];
-        outcome = await this.runPlan(part.checks ? part.fenced(fenceKey(tag), randomUUID()) : part);
+        // No token of its own: any fence on the slot is another commit's.
+        outcome = await this.runPlan(part.checks ? part.fenced(fenceKey(tag), '') : part);
       } else {
-        outcome = await (this.split as SplitCommits).commit(parts);
+        outcome = await this.split.commit(parts);
       }
       if (outcome.status !== 'ok') return outcome;
       const wrote = parts.map((p) => p.tag);

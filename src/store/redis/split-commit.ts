@@ -61,9 +61,14 @@ function newToken(primaryTag: string): string {
   return `${primaryTag}/${Date.now()}/${randomUUID()}`;
 }
 
-function parseToken(token: string): { primary: string; at: number } | undefined {
+/**
+ * The primary slot a token names, when the token is at least {@link SPLIT_LEASE_MS} old
+ * (else, or for a token of another form, undefined: nobody but its client resolves it).
+ */
+function primaryIfOld(token: string): string | undefined {
   const match = /^(g|p\d+)\/(\d+)\/[0-9a-f-]{36}$/.exec(token);
-  return match ? { primary: match[1] as string, at: Number(match[2]) } : undefined;
+  if (!match || Date.now() - Number(match[2]) < SPLIT_LEASE_MS) return undefined;
+  return match[1];
 }
 
 /** The hash tag of a key of the layout (`weft:{<tag>}:…`). */
@@ -142,14 +147,15 @@ export class SplitCommits {
     const finished = new Set<string>();
     for (const { tokens } of found) {
       for (const token of tokens) {
-        if (this.old(token) && (await this.decide(token)) === 'committed') finished.add(token);
+        const primary = primaryIfOld(token);
+        if (primary && (await this.decide(token, primary)) === 'committed') finished.add(token);
       }
     }
     let givenUp = 0;
     for (const { tag, fence } of found) {
       // A fence of a commit just finished went with its part.
-      if (fence === null || finished.has(fence) || !this.old(fence)) continue;
-      if (await this.resolveFence(tag, fence)) givenUp++;
+      const primary = fence === null || finished.has(fence) ? undefined : primaryIfOld(fence);
+      if (primary && (await this.resolveFence(tag, fence as string, primary))) givenUp++;
     }
     return finished.size + givenUp;
   }
@@ -170,17 +176,13 @@ export class SplitCommits {
     const tag = tagOf(key);
     if (tag === undefined) return;
     const fence = await this.redis.get(key);
-    if (fence !== null && this.old(fence)) await this.resolveFence(tag, fence);
-  }
-
-  private old(token: string): boolean {
-    const parsed = parseToken(token);
-    return parsed !== undefined && Date.now() - parsed.at >= SPLIT_LEASE_MS;
+    const primary = fence === null ? undefined : primaryIfOld(fence);
+    if (primary) await this.resolveFence(tag, fence as string, primary);
   }
 
   /** Resolves a fence: true when its commit was given up (a committed one's fences go as its parts are written). */
-  private async resolveFence(tag: string, token: string): Promise<boolean> {
-    if ((await this.decide(token)) !== 'aborted') return false;
+  private async resolveFence(tag: string, token: string, primary: string): Promise<boolean> {
+    if ((await this.decide(token, primary)) !== 'aborted') return false;
     await this.release([{ tag }], token);
     return true;
   }
@@ -189,18 +191,16 @@ export class SplitCommits {
    * Decides commit `token` in its primary slot and, when it committed, writes what is
    * left of it from the record.
    */
-  private async decide(token: string): Promise<'committed' | 'aborted' | 'unknown'> {
-    const parsed = parseToken(token);
-    if (!parsed) return 'unknown';
+  private async decide(token: string, primary: string): Promise<'committed' | 'aborted'> {
     const [verdict, record] = await this.redis.weftDecide(
       2,
-      splitRecordKey(parsed.primary),
-      splitAbortKey(parsed.primary, token),
+      splitRecordKey(primary),
+      splitAbortKey(primary, token),
       token,
       String(ABORT_MARK_MS),
     );
     if (verdict !== 'committed') return 'aborted';
-    await this.finish(parsed.primary, token, JSON.parse(record as string) as RecordedPart[]);
+    await this.finish(primary, token, JSON.parse(record as string) as RecordedPart[]);
     return 'committed';
   }
 
