@@ -347,6 +347,7 @@ export function durableTimeline(
   const lines = linesByTask(history);
   const waits = waitsAdded(history);
   const steps: TimelineStep[] = [];
+  const reverts: TimelineStep[] = [];
   for (const s of instance.statuses) {
     const own = lines.get(taskKey(s.uuid, '')) ?? [];
     const step = workStep(s, own, waits.get(s.uuid));
@@ -367,9 +368,10 @@ export function durableTimeline(
           },
     );
     const revert = revertStep(s, own);
-    if (revert) steps.push(revert);
+    if (revert) reverts.push(revert);
   }
-  steps.push(...propertySteps(instance, history), ...eventSteps(history));
+  // Reverts run newest task first, so two that begin in one millisecond keep that order.
+  steps.push(...reverts.reverse(), ...propertySteps(instance, history), ...eventSteps(history));
   return { ...bounds(job, instance), steps: inOrder(steps), truncated };
 }
 
